@@ -1,0 +1,35 @@
+"""gruft's pure rules: no I/O, no Flask, no storage. One package per game on a shared core."""
+
+from __future__ import annotations
+
+import importlib
+
+from domain.core import BadSetup, Game
+
+# Game key -> module that defines GAME (its aggregate class). Imported on first use.
+GAME_MODULES = {
+    "vampire-queen": "domain.vampire_queen",
+    "voodoo-prince": "domain.voodoo_prince",
+    "vampir": "domain.vampir",
+    "vampiring": "domain.vampiring",
+}
+
+
+def game_class(key: str) -> type[Game]:
+    """The aggregate class of a game key, or BadSetup naming the keys there are."""
+    module = GAME_MODULES.get(key) if isinstance(key, str) else None
+    if module is None:
+        raise BadSetup(f"unknown game {key!r}; games: {', '.join(GAME_MODULES)}")
+    return importlib.import_module(module).GAME
+
+
+def available_games() -> list[str]:
+    """The keys of the games whose module is present."""
+    out = []
+    for key, module in GAME_MODULES.items():
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError:
+            continue
+        out.append(key)
+    return out

@@ -1,0 +1,39 @@
+"""Domain errors: a small hierarchy every game raises and every layer above translates."""
+
+from __future__ import annotations
+
+
+class GameError(Exception):
+    """Base class of everything the rules refuse or cannot read."""
+
+
+class BadCommand(GameError):
+    """A command whose shape is wrong: unknown type, missing or mistyped field, unknown player."""
+
+
+class BadSetup(GameError):
+    """Creation parameters a game cannot start from: player count, options, a stacked deal."""
+
+
+class Refusal(GameError):
+    """A well-formed command the rules refuse; carries the ruling it breaks (e.g. ``VQ-7``)."""
+
+    code = "illegal_move"
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.rule})"
+
+
+class NotYourTurn(Refusal):
+    """A command from a player whose move is not awaited now."""
+
+    code = "not_your_turn"
+
+
+class GameFinished(Refusal):
+    """A command sent after the last phase, round or turn has ended."""

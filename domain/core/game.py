@@ -1,0 +1,344 @@
+"""The shared base of every game aggregate.
+
+A game is an eventsourcing ``Aggregate``. Its public command methods check the rulings (raising
+``Refusal`` with the ruling id) and compute everything random, then trigger exactly the events
+that record the outcome; the ``@event`` bodies only assign, because they run again on every
+replay. This base adds what every game shares: setup checks, command dispatch, the hash chain
+fixed when each event is triggered, legal-move normalisation and the views.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from eventsourcing.domain import Aggregate
+
+from domain.core.chain import canonical, event_hash, timestamp_text
+from domain.core.dealing import seed_commitment
+from domain.core.errors import BadCommand, BadSetup, GameFinished, NotYourTurn
+from domain.core.visibility import Viewer, redact_event_data, sees_everything
+
+MAX_NAME_LENGTH = 40
+_NAME = re.compile(r"^[^\x00-\x1f\x7f]+$")
+
+# During verification and import the recorded timestamps are replayed instead of the clock.
+_recorded_timestamps: ContextVar[Iterator[datetime] | None] = ContextVar(
+    "recorded_timestamps", default=None
+)
+
+
+@contextmanager
+def recorded_timestamps(timestamps: Iterator[datetime]):
+    """Within this block, new events take their timestamps from `timestamps` (replay, import)."""
+    token = _recorded_timestamps.set(timestamps)
+    try:
+        yield
+    finally:
+        _recorded_timestamps.reset(token)
+
+
+def _next_timestamp(event_class: Any) -> datetime:
+    replayed = _recorded_timestamps.get()
+    if replayed is not None:
+        stamp = next(replayed, None)
+        if stamp is not None:
+            return stamp
+    return event_class.create_timestamp()
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option: its default and what it may be (an integer range, or a set of words)."""
+
+    default: Any
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+    nullable: bool = False
+
+    def read(self, name: str, value: Any) -> Any:
+        """The checked value, or BadSetup with a sentence."""
+        if value is None and self.nullable:
+            return None
+        if self.choices:
+            if value not in self.choices:
+                raise BadSetup(f"option {name!r} must be one of {', '.join(self.choices)}")
+            return value
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise BadSetup(f"option {name!r} must be a whole number")
+        if not self.low <= value <= self.high:
+            raise BadSetup(f"option {name!r} must be from {self.low} to {self.high}")
+        return value
+
+
+@dataclass(frozen=True)
+class Param:
+    """A command field: a card code or word (``str``) or a list of them (``list``)."""
+
+    kind: type
+    required: bool = True
+    choices: tuple[str, ...] = ()
+
+    def read(self, name: str, value: Any) -> Any:
+        """The checked value, or BadCommand with a sentence."""
+        if self.kind is list:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise BadCommand(f"field {name!r} must be a list of card codes")
+            if len(value) > 200:
+                raise BadCommand(f"field {name!r} is too long")
+            return list(value)
+        if not isinstance(value, str):
+            raise BadCommand(f"field {name!r} must be a string")
+        if self.choices and value not in self.choices:
+            raise BadCommand(f"field {name!r} must be one of {', '.join(self.choices)}")
+        return value
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command type: the method that runs it and its fields."""
+
+    method: str
+    params: dict[str, Param] = field(default_factory=dict)
+
+    def read(self, type_: str, command: dict[str, Any]) -> dict[str, Any]:
+        """The command's fields, checked; unknown and missing fields are refused."""
+        unknown = sorted(set(command) - set(self.params) - {"type"})
+        if unknown:
+            raise BadCommand(f"command {type_!r} has no field {', '.join(map(repr, unknown))}")
+        fields = {}
+        for name, param in self.params.items():
+            if name in command:
+                fields[name] = param.read(name, command[name])
+            elif param.required:
+                raise BadCommand(f"command {type_!r} needs the field {name!r}")
+        return fields
+
+
+class Game(Aggregate):
+    """Base of the four games: the shared lifecycle around a game's own rules."""
+
+    # Class attributes carry no annotations on purpose: eventsourcing turns an annotated
+    # aggregate class into a dataclass, whose generated __init__ would hide this one.
+    KEY = ""  # the game key of API.md
+    MIN_PLAYERS = 2
+    MAX_PLAYERS = 12
+    OPTIONS = {}  # name -> Option
+    COMMANDS = {}  # command type -> Command
+    # event type -> (command type, command fields copied from the event's data); the event
+    # also carries the acting `player`. The verifier turns these events back into commands.
+    COMMAND_EVENTS = {}
+    # event type -> {field: redaction policy} (see domain.core.visibility)
+    SECRET_FIELDS = {}
+    TURN_RULE = ""  # the ruling that says whose turn it is
+
+    class Event(Aggregate.Event):
+        prev_hash: str
+        hash: str
+
+        def mutate(self, aggregate: Any) -> Any:
+            aggregate = super().mutate(aggregate)
+            aggregate.chain_hash = self.hash
+            return aggregate
+
+    # -- creation ------------------------------------------------------------------------
+
+    def __init__(
+        self,
+        players: list[str],
+        options: dict[str, Any],
+        seed: int | str,
+        seed_commitment: str,
+        deal: dict[str, Any] | None,
+    ) -> None:
+        self.players = list(players)
+        self.options = dict(options)
+        self.seed = seed
+        self.seed_commitment = seed_commitment
+        self.deal = deal
+        self.finished = False
+        self.scores = {p: 0 for p in players}
+        self.winners: list[str] = []
+        self.init_state()
+
+    @classmethod
+    def start(
+        cls,
+        players: list[str],
+        *,
+        seed: int | str,
+        options: dict[str, Any] | None = None,
+        deal: dict[str, Any] | None = None,
+    ) -> Game:
+        """Check the setup, record it, and deal: a new game ready for its first command."""
+        players = cls.check_players(players)
+        options = cls.check_options(options or {}, len(players))
+        if isinstance(seed, bool) or not isinstance(seed, int | str) or str(seed) == "":
+            raise BadSetup("seed must be a whole number or a non-empty string")
+        if deal is not None:
+            if not isinstance(deal, dict):
+                raise BadSetup("deal must be an object")
+            deal = cls.check_deal(players, options, deal)
+        game = cls(
+            players=players,
+            options=options,
+            seed=seed,
+            seed_commitment=seed_commitment(seed),
+            deal=deal,
+        )
+        game.begin()
+        return game
+
+    @classmethod
+    def check_players(cls, players: Any) -> list[str]:
+        """Seats in creation order: distinct names, a count the game allows."""
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise BadSetup("players must be a list of names")
+        if not cls.MIN_PLAYERS <= len(players) <= cls.MAX_PLAYERS:
+            raise BadSetup(
+                f"{cls.KEY} is for {cls.MIN_PLAYERS} to {cls.MAX_PLAYERS} players, not {len(players)}"
+            )
+        for name in players:
+            if not name.strip() or len(name) > MAX_NAME_LENGTH or not _NAME.match(name):
+                raise BadSetup(f"player names must be 1 to {MAX_NAME_LENGTH} printable characters")
+        if len(set(players)) != len(players):
+            raise BadSetup("player names must be distinct")
+        return list(players)
+
+    @classmethod
+    def check_options(cls, options: Any, player_count: int) -> dict[str, Any]:
+        """Every option filled in: given values checked, the rest defaulted."""
+        if not isinstance(options, dict):
+            raise BadSetup("options must be an object")
+        unknown = sorted(set(options) - set(cls.OPTIONS))
+        if unknown:
+            known = ", ".join(cls.OPTIONS) or "none"
+            raise BadSetup(f"{cls.KEY} has no option {', '.join(unknown)} (options: {known})")
+        return {
+            name: opt.read(name, options[name]) if name in options else opt.default
+            for name, opt in cls.OPTIONS.items()
+        }
+
+    @classmethod
+    def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
+        """A stacked deal, checked; games that accept one override this."""
+        raise BadSetup(f"{cls.KEY} takes no stacked deal")
+
+    # -- the hash chain -------------------------------------------------------------------
+
+    @classmethod
+    def _create(cls, event_class: Any, *, id: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+        timestamp = _next_timestamp(event_class)
+        prev = kwargs["seed_commitment"]
+        digest = event_hash(prev, cls.INITIAL_VERSION, event_class.__name__,
+                            timestamp_text(timestamp), kwargs)
+        return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
+                               hash=digest, **kwargs)
+
+    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
+        timestamp = _next_timestamp(event_class)
+        prev = self.chain_hash
+        digest = event_hash(prev, self.version + 1, event_class.__name__,
+                            timestamp_text(timestamp), kwargs)
+        super().trigger_event(event_class, timestamp=timestamp, prev_hash=prev, hash=digest,
+                              **kwargs)
+
+    # -- commands -------------------------------------------------------------------------
+
+    def execute(self, player: str, command: Any) -> None:
+        """Run one command for `player`: check its shape and turn, then the game's rulings."""
+        if player not in self.players:
+            raise BadCommand(f"{player!r} does not play in this game")
+        if not isinstance(command, dict):
+            raise BadCommand("a command is an object with a 'type'")
+        type_ = command.get("type")
+        spec = self.COMMANDS.get(type_) if isinstance(type_, str) else None
+        if spec is None:
+            raise BadCommand(f"{self.KEY} has no command {type_!r} (known: {', '.join(self.COMMANDS)})")
+        fields = spec.read(type_, command)
+        if self.finished:
+            raise GameFinished(self.TURN_RULE, "The game is over; no more commands.")
+        if player not in self.to_act:
+            raise NotYourTurn(self.TURN_RULE, self.waiting_message(player))
+        getattr(self, spec.method)(player, **fields)
+
+    def waiting_message(self, player: str) -> str:
+        """Why `player` may not act now."""
+        waiting = ", ".join(self.to_act) or "nobody"
+        return f"It is not {player}'s turn; waiting for {waiting}."
+
+    def legal_moves(self, player: str) -> list[dict[str, Any]]:
+        """Every command the rules allow `player` now: distinct, sorted; empty if not their turn."""
+        if self.finished or player not in self.to_act:
+            return []
+        distinct = {canonical(m): m for m in self.list_moves(player)}
+        return [distinct[k] for k in sorted(distinct)]
+
+    # -- views ----------------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.finished else "in_progress"
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        """The view API.md describes, with what `viewer` may see of the game now."""
+        out: dict[str, Any] = {
+            "game_id": str(self.id),
+            "game": self.KEY,
+            "players": list(self.players),
+            "status": self.status,
+            "version": self.version,
+            "to_act": [] if self.finished else list(self.to_act),
+            "scores": dict(self.scores),
+            "winners": list(self.winners),
+            "seed_commitment": self.seed_commitment,
+            "options": dict(self.options),
+            "state": self.public_state(),
+        }
+        if sees_everything(viewer, self.finished):
+            out["seed"] = self.seed
+        if viewer.player is not None:
+            out["you"] = viewer.player
+            out["private"] = self.private_state(viewer.player)
+        return out
+
+    def redact(self, event_type: str, data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+        """An event's data as `viewer` may see it now."""
+        return redact_event_data(self.SECRET_FIELDS, event_type, data, viewer, self.finished)
+
+    # -- what each game provides ----------------------------------------------------------
+
+    def init_state(self) -> None:
+        """Assign the game's empty state (runs inside the creation event: assignments only)."""
+        raise NotImplementedError
+
+    def begin(self) -> None:
+        """Deal the first phase or round (a command: triggers the deal events)."""
+        raise NotImplementedError
+
+    @property
+    def to_act(self) -> list[str]:
+        """Names whose command is awaited now."""
+        raise NotImplementedError
+
+    def list_moves(self, player: str) -> list[dict[str, Any]]:
+        """The legal commands of a player who is to act (may repeat; legal_moves sorts)."""
+        raise NotImplementedError
+
+    def public_state(self) -> dict[str, Any]:
+        """What everybody may see."""
+        raise NotImplementedError
+
+    def private_state(self, player: str) -> dict[str, Any]:
+        """What only `player` (and the host) may see, e.g. ``{"hand": [...]}``."""
+        raise NotImplementedError
+
+    def full_state(self) -> dict[str, Any]:
+        """Everything, secrets included (host, replay, invariants)."""
+        raise NotImplementedError
