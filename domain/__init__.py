@@ -28,8 +28,9 @@ def available_games() -> list[str]:
     out = []
     for key, module in GAME_MODULES.items():
         try:
-            importlib.import_module(module)
+            loaded = importlib.import_module(module)
         except ModuleNotFoundError:
             continue
-        out.append(key)
+        if hasattr(loaded, "GAME"):
+            out.append(key)
     return out

@@ -1,0 +1,38 @@
+"""gruft's REST API: the Flask app factory."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Flask
+
+MAX_BODY_BYTES = 1 << 20  # 1 MiB; larger bodies get 413
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app: settings, the games Application, the API with its OpenAPI document."""
+    from api.errors import GruftApi, register_error_handlers
+    from api.games import blp as games_blp
+    from service import Games
+
+    app = Flask(__name__)
+    app.config.from_mapping(
+        API_TITLE="gruft",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        GRUFT_ENV=None,  # eventsourcing environment; None reads the process environment
+    )
+    if test_config:
+        app.config.from_mapping(test_config)
+    app.json.sort_keys = False
+    env = app.config["GRUFT_ENV"]
+    app.extensions["gruft"] = Games(env=dict(os.environ) if env is None else env)
+
+    api = GruftApi(app)
+    api.register_blueprint(games_blp)
+    register_error_handlers(app)
+    return app

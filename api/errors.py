@@ -1,0 +1,91 @@
+"""Every error in the one JSON shape of API.md: {"error": {"code", "message", "rule"?}}."""
+
+from __future__ import annotations
+
+from flask import Flask, jsonify
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from api.schemas import Error
+from domain.core import BadCommand, BadSetup, Refusal
+from service import Conflict, Forbidden, GameNotFound, Unauthorized
+
+HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+              405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
+              415: "unsupported_media_type", 422: "bad_request", 500: "internal_error"}
+
+
+def error_response(status: int, code: str, message: str, rule: str | None = None):
+    """A Flask response in the contract's error shape."""
+    body: dict = {"code": code, "message": message}
+    if rule:
+        body["rule"] = rule
+    return jsonify({"error": body}), status
+
+
+class GruftApi(Api):
+    """flask-smorest's Api with the contract's error shape, in answers and in the OpenAPI doc."""
+
+    ERROR_SCHEMA = Error
+
+    def handle_http_exception(self, error: HTTPException):
+        status = error.code or 500
+        data = getattr(error, "data", None) or {}
+        message = data.get("message") or error.description or error.name
+        if "messages" in data or "errors" in data:
+            # webargs validation: name each field and what is wrong with it
+            status = 400
+            message = _describe(data.get("errors") or data.get("messages"))
+        return error_response(status, HTTP_CODES.get(status, "error"), message)
+
+
+def _describe(messages: object) -> str:
+    """A one-line summary of marshmallow's nested validation messages."""
+    parts: list[str] = []
+
+    def walk(node: object, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("json", "query", "headers", "view_args"):
+                    walk(value, path)
+                else:
+                    walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list) and all(isinstance(x, str) for x in node):
+            parts.append(f"{path or 'body'}: {' '.join(node)}")
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+        else:
+            parts.append(f"{path or 'body'}: {node}")
+
+    walk(messages, "")
+    return "; ".join(parts) or "malformed request"
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Map domain and service errors onto statuses; routes hold no try/except."""
+
+    @app.errorhandler(Refusal)
+    def refused(err: Refusal):
+        return error_response(422, err.code, err.message, err.rule)
+
+    @app.errorhandler(BadCommand)
+    @app.errorhandler(BadSetup)
+    def malformed(err: Exception):
+        return error_response(400, "bad_request", str(err))
+
+    @app.errorhandler(GameNotFound)
+    def missing(err: GameNotFound):
+        return error_response(404, "not_found", str(err))
+
+    @app.errorhandler(Unauthorized)
+    def unauthorized(err: Unauthorized):
+        return error_response(401, "unauthorized", str(err))
+
+    @app.errorhandler(Forbidden)
+    def forbidden(err: Forbidden):
+        return error_response(403, "forbidden", str(err))
+
+    @app.errorhandler(Conflict)
+    def conflict(err: Conflict):
+        return error_response(409, "conflict", str(err))

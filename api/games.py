@@ -1,0 +1,120 @@
+"""The games resource: create, list, view, legal moves, commands, the log and replay steps."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from api import schemas
+from api.auth import bearer_token
+from service import Games
+
+blp = Blueprint("games", __name__, description="Games, their commands, views and logs")
+blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+
+ERRORS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+          409: "conflict", 422: "not_your_turn or illegal_move"}
+
+
+def games() -> Games:
+    """This worker's Application."""
+    return current_app.extensions["gruft"]
+
+
+def viewer(game_id: str):
+    """Who is asking about this game."""
+    return games().authenticate(game_id, bearer_token())
+
+
+def documented(*statuses: int):
+    """Document the contract's error answers of a route."""
+    def wrap(func):
+        for status in statuses:
+            func = blp.alt_response(status, schema=schemas.Error, description=ERRORS[status])(func)
+        return func
+    return wrap
+
+
+@blp.route("/games")
+class GameCollection(MethodView):
+    @blp.arguments(schemas.GamesQuery, location="query")
+    @blp.response(200, schemas.GamesPage)
+    @documented(400)
+    def get(self, query):
+        """List games (filters: game, status, player; cursor: after)."""
+        page, cursor = games().list_games(query.get("game"), query.get("status"),
+                                          query.get("player"), query["after"], query["limit"])
+        return {"games": page, "next": cursor}
+
+    @blp.arguments(schemas.CreateGame)
+    @blp.response(201, schemas.CreatedGame)
+    @documented(400)
+    def post(self, body):
+        """Create a game: seeded, or from a stacked deal; answers the host and player tokens."""
+        new = games().create_game(body["game"], body["players"], seed=body.get("seed"),
+                                  options=body.get("options"), deal=body.get("deal"))
+        return {"game_id": str(new.game_id), "host_token": new.host_token,
+                "player_tokens": new.player_tokens, "view": new.view}
+
+
+@blp.route("/games/<game_id>")
+class GameResource(MethodView):
+    @blp.response(200, schemas.View)
+    @documented(401, 404)
+    def get(self, game_id):
+        """The public view of a game."""
+        viewer(game_id)  # a bad token is a 401 even here
+        return games().view(game_id, games().authenticate(game_id, None))
+
+
+@blp.route("/games/<game_id>/view")
+class SeatView(MethodView):
+    @blp.arguments(schemas.SeatQuery, location="query")
+    @blp.response(200, schemas.View)
+    @documented(400, 401, 403, 404)
+    def get(self, query, game_id):
+        """A player's view (the host adds ?player=name)."""
+        return games().view(game_id, viewer(game_id), query.get("player"))
+
+
+@blp.route("/games/<game_id>/legal-moves")
+class LegalMoves(MethodView):
+    @blp.arguments(schemas.SeatQuery, location="query")
+    @blp.response(200, schemas.LegalMoves)
+    @documented(400, 401, 403, 404)
+    def get(self, query, game_id):
+        """Every command the rules allow that player now; empty when it is not their turn."""
+        return games().legal_moves(game_id, viewer(game_id), query.get("player"))
+
+
+@blp.route("/games/<game_id>/commands")
+class Commands(MethodView):
+    @blp.arguments(schemas.CommandBody)
+    @blp.response(200, schemas.CommandResult)
+    @documented(400, 401, 403, 404, 409, 422)
+    def post(self, body, game_id):
+        """Run a command; a refused one cites its ruling and changes nothing."""
+        expected = body.pop("expected_version", None)
+        version, events = games().run_command(game_id, viewer(game_id), body, expected)
+        return {"version": version, "events": events}
+
+
+@blp.route("/games/<game_id>/events")
+class Events(MethodView):
+    @blp.arguments(schemas.EventsQuery, location="query")
+    @blp.response(200, schemas.EventsPage)
+    @documented(400, 401, 404)
+    def get(self, query, game_id):
+        """The event log, redacted to what the caller may see."""
+        events, next_after = games().events(game_id, viewer(game_id), query["after"], query["limit"])
+        return {"events": events, "next_after": next_after}
+
+
+@blp.route("/games/<game_id>/replay/<int:n>")
+class ReplayStep(MethodView):
+    @blp.response(200, schemas.ReplayStep)
+    @documented(401, 403, 404)
+    def get(self, game_id, n):
+        """The full state after the first n events (host, or anyone once finished)."""
+        return games().replay(game_id, viewer(game_id), n)

@@ -1,0 +1,165 @@
+"""Request and response shapes of API.md: the single home of every body, and of the OpenAPI doc."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+MAX_PLAYERS_LISTED = 12
+
+
+class StrictSchema(Schema):
+    """Unknown fields are a 400, not silently dropped."""
+
+    class Meta:
+        unknown = RAISE
+
+
+class Seed(fields.Field):
+    """A seed: a whole number or a string (its commitment is SHA-256 of str(seed))."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | str:
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ValidationError("a seed is a whole number or a string")
+        if isinstance(value, str) and not 0 < len(value) <= 200:
+            raise ValidationError("a string seed has 1 to 200 characters")
+        if isinstance(value, int) and abs(value) >= 1 << 512:
+            raise ValidationError("a numeric seed has at most 512 bits")
+        return value
+
+    def _jsonschema_type_mapping(self) -> dict[str, Any]:
+        return {"oneOf": [{"type": "integer"}, {"type": "string"}]}
+
+
+# -- errors ------------------------------------------------------------------------------
+
+class ErrorBody(Schema):
+    code = fields.String(required=True, metadata={"description": "bad_request, unauthorized, "
+                         "forbidden, not_found, conflict, not_your_turn, illegal_move, …"})
+    message = fields.String(required=True)
+    rule = fields.String(metadata={"description": "the ruling a refused command breaks, e.g. VQ-7"})
+
+
+class Error(Schema):
+    error = fields.Nested(ErrorBody, required=True)
+
+
+# -- games -------------------------------------------------------------------------------
+
+class CreateGame(StrictSchema):
+    game = fields.String(required=True, metadata={"description": "vampire-queen | voodoo-prince "
+                         "| vampir | vampiring"})
+    players = fields.List(fields.String(validate=validate.Length(1, 40)), required=True,
+                          validate=validate.Length(1, MAX_PLAYERS_LISTED))
+    seed = Seed(metadata={"description": "omit to let the server draw 256 random bits"})
+    options = fields.Dict(keys=fields.String(), validate=validate.Length(max=20))
+    deal = fields.Dict(keys=fields.String(), metadata={"description": "a stacked deal, see the "
+                       "rules page of the game"})
+
+
+class View(Schema):
+    game_id = fields.String(required=True)
+    game = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["in_progress", "finished"]))
+    version = fields.Integer(required=True)
+    to_act = fields.List(fields.String(), required=True)
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    winners = fields.List(fields.String(), required=True)
+    seed_commitment = fields.String(required=True)
+    options = fields.Dict()
+    state = fields.Dict(required=True)
+    seed = fields.Raw(metadata={"description": "only for the host, or once the game is over"})
+    you = fields.String()
+    private = fields.Dict()
+
+
+class CreatedGame(Schema):
+    game_id = fields.String(required=True)
+    host_token = fields.String(required=True)
+    player_tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    view = fields.Nested(View, required=True)
+
+
+class GamesQuery(StrictSchema):
+    game = fields.String()
+    status = fields.String(validate=validate.OneOf(["in_progress", "finished"]))
+    player = fields.String(validate=validate.Length(1, 40))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+
+
+class GameSummary(Schema):
+    game_id = fields.String(required=True)
+    game = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+
+
+class GamesPage(Schema):
+    games = fields.List(fields.Nested(GameSummary), required=True)
+    next = fields.Integer(allow_none=True, metadata={"description": "pass as ?after= for the next page"})
+
+
+class SeatQuery(StrictSchema):
+    player = fields.String(validate=validate.Length(1, 40),
+                           metadata={"description": "the host names the seat"})
+
+
+# -- commands ----------------------------------------------------------------------------
+
+class CommandBody(StrictSchema):
+    type = fields.String(required=True, metadata={"description": "see the rules page of the game"})
+    player = fields.String(metadata={"description": "the host acts for this player"})
+    expected_version = fields.Integer(validate=validate.Range(min=0))
+    cards = fields.List(fields.String(validate=validate.Length(max=20)),
+                        validate=validate.Length(max=120))
+    card = fields.String(validate=validate.Length(max=20))
+    trump = fields.String(validate=validate.Length(max=20))
+    location = fields.String(validate=validate.Length(max=20))
+    colour = fields.String(validate=validate.Length(max=20))
+    metamorphosis = fields.String(validate=validate.Length(max=20))
+    direction = fields.String(validate=validate.Length(max=20))
+
+
+class Event(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    timestamp = fields.String(required=True)
+    data = fields.Dict(required=True)
+
+
+class CommandResult(Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(Event), required=True)
+
+
+class LegalMoves(Schema):
+    player = fields.String(required=True)
+    moves = fields.List(fields.Dict(), required=True)
+
+
+class EventsQuery(StrictSchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
+
+
+class EventsPage(Schema):
+    events = fields.List(fields.Nested(Event), required=True)
+    next_after = fields.Integer(allow_none=True, required=True)
+
+
+class ReplayStep(Schema):
+    version = fields.Integer(required=True)
+    of = fields.Integer(required=True)
+    event = fields.Dict(allow_none=True, required=True)
+    state = fields.Dict(allow_none=True, required=True)
+    view = fields.Nested(View, allow_none=True, required=True)
+
+
+__all__ = [name for name, value in dict(globals()).items()
+           if isinstance(value, type) and issubclass(value, ma.Schema)]

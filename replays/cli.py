@@ -1,0 +1,68 @@
+"""The `gruft` command line: serve, verify, replay and the other tools, one subcommand each."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from collections.abc import Callable
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the API under gunicorn; each worker builds its own Application after the fork."""
+    gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    argv = [gunicorn, "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+            "--access-logfile", "-", "--error-logfile", "-", "api:create_app()"]
+    print(f"gruft serving on http://{args.host}:{args.port} with {args.workers} worker(s)",
+          flush=True)
+    os.execv(argv[0], argv)
+    return 0  # not reached
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]] = {}
+
+
+def command(name: str, help_: str):
+    """Register a subcommand defined elsewhere: `configure(parser)` sets `func` via defaults."""
+    def wrap(configure: Callable[[argparse.ArgumentParser], None]):
+        COMMANDS[name] = (help_, configure, configure.__module__)
+        return configure
+    return wrap
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="gruft", description="gruft: auditable tabletop games")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("serve", help="run the REST API (SQLite in ./data by default)")
+    p.add_argument("--host", default=os.environ.get("GRUFT_HOST", "127.0.0.1"))
+    p.add_argument("--port", type=int, default=int(os.environ.get("GRUFT_PORT", "8000")))
+    p.add_argument("--workers", type=int, default=int(os.environ.get("GRUFT_WORKERS", "1")))
+    p.set_defaults(func=serve)
+    _load_plugins()
+    for name, (help_, configure, _module) in COMMANDS.items():
+        configure(sub.add_parser(name, help=help_))
+    return parser
+
+
+def _load_plugins() -> None:
+    import importlib
+
+    for module in ("replays.verify", "replays.stepper", "replays.simulate", "replays.bench",
+                   "replays.projections_cli"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `gruft` console script."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

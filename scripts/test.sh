@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, then runs every test on SQLite (and in-memory
+# stores) and the storage-facing tests again on PostgreSQL. CI runs exactly this (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=.venv
+
+# A browser for the web viewer's tests (Debian's Chromium; Playwright drives it).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing Debian's chromium for the viewer tests…"
+  if command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+      || echo "warning: could not install chromium"
+  fi
+fi
+
+# PostgreSQL on 127.0.0.1:5432 (trust auth, database `test`); start it when it is installed but down.
+pg_up() { "$VENV/bin/python" - <<'PY'
+import sys
+try:
+    import psycopg
+    psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3").close()
+except Exception as exc:  # noqa: BLE001
+    print(f"postgres: {exc}", file=sys.stderr); sys.exit(1)
+PY
+}
+if ! pg_up 2>/dev/null; then
+  if command -v pg_ctlcluster >/dev/null && [ -d /etc/postgresql ]; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+    sleep 2
+  fi
+fi
+if pg_up; then
+  export GRUFT_POSTGRES=1
+elif [ -n "${CI:-}" ]; then
+  echo "PostgreSQL is not reachable on 127.0.0.1:5432 and CI is set: failing." >&2
+  exit 1
+else
+  echo "warning: PostgreSQL not reachable; its tests will be skipped" >&2
+fi
+
+"$VENV/bin/ruff" check --quiet . || { echo "ruff found problems" >&2; exit 1; }
+
+workers=$(nproc 2>/dev/null || echo 2)
+exec "$VENV/bin/python" -m pytest -n "$workers" -q "$@"

@@ -1,0 +1,265 @@
+"""The games Application: store games, run commands, answer views, logs and replays.
+
+Methods are short: load, command, save, answer. Everything a viewer receives passes through
+the game's `view` / `redact`, so secrets are stripped in one place.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+from eventsourcing.utils import get_topic
+
+from domain import available_games, game_class
+from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
+from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
+from service.settings import storage_env
+from service.tokens import Credentials, issue_credentials
+
+SEED_MAX_LENGTH = 200
+EVENTS_PAGE_MAX = 1000
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """What creating a game answers: its id, the tokens (only ever shown here) and its view."""
+
+    game_id: UUID
+    host_token: str
+    player_tokens: dict[str, str]
+    view: dict[str, Any]
+
+
+def draw_seed() -> str:
+    """A server-drawn seed: 256 random bits as 64 hex digits."""
+    return secrets.token_hex(32)
+
+
+def parse_game_id(game_id: str | UUID) -> UUID:
+    """A game id from a URL; anything that is not a UUID names no game."""
+    if isinstance(game_id, UUID):
+        return game_id
+    try:
+        return UUID(str(game_id))
+    except ValueError:
+        raise GameNotFound(f"no game {game_id!r}") from None
+
+
+class Games(Application):
+    """The event-sourced store of every game, with its tokens."""
+
+    name = "gruft"
+    snapshotting_intervals: Mapping[type, int] = {}
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        env = storage_env(env)
+        interval = int(env.get("SNAPSHOT_INTERVAL", "100"))
+        if interval > 0:
+            self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
+        super().__init__(env=env)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        game: str,
+        players: list[str],
+        *,
+        seed: int | str | None = None,
+        options: dict[str, Any] | None = None,
+        deal: dict[str, Any] | None = None,
+    ) -> NewGame:
+        """Start a game (seeded or stacked) and issue its tokens, in one transaction."""
+        if seed is None:
+            seed = draw_seed()
+        elif isinstance(seed, str) and len(seed) > SEED_MAX_LENGTH:
+            raise BadCommand(f"seed must be at most {SEED_MAX_LENGTH} characters")
+        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
+        return self._store_new(aggregate)
+
+    def _store_new(self, aggregate: Game) -> NewGame:
+        creds, host, player_tokens = issue_credentials(aggregate.id, aggregate.players)
+        self.save(aggregate, creds)
+        return NewGame(aggregate.id, host, player_tokens, aggregate.view(SPECTATOR))
+
+    def run_command(
+        self,
+        game_id: str | UUID,
+        viewer: Viewer,
+        command: dict[str, Any],
+        expected_version: int | None = None,
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """Run a command for the viewer's seat (the host names one); answer new version and events."""
+        game = self._load(game_id, for_update=True)
+        command = dict(command)
+        player = self._acting_player(game, viewer, command.pop("player", None))
+        if expected_version is not None and expected_version != game.version:
+            raise Conflict(f"expected version {expected_version}, the game is at {game.version}")
+        game.execute(player, command)
+        new_events = list(game.pending_events)
+        try:
+            self.save(game)
+        except IntegrityError:
+            raise Conflict("another command was stored first; reload and try again") from None
+        return game.version, [self._shown(game, e, viewer) for e in new_events]
+
+    def _acting_player(self, game: Game, viewer: Viewer, named: Any) -> str:
+        if named is not None and not isinstance(named, str):
+            raise BadCommand("'player' must be a player's name")
+        if viewer.host:
+            if named is None:
+                if len(game.to_act) == 1:
+                    return game.to_act[0]
+                raise BadCommand("the host acts for a player: add \"player\": \"<name>\"")
+            if named not in game.players:
+                raise BadCommand(f"{named!r} does not play in this game")
+            return named
+        if viewer.player is None:
+            raise Unauthorized("commands need a player's or the host's token")
+        if named is not None and named != viewer.player:
+            raise Forbidden(f"this token acts only for {viewer.player}")
+        return viewer.player
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _load(self, game_id: str | UUID, *, for_update: bool = False, version: int | None = None
+              ) -> Game:
+        gid = parse_game_id(game_id)
+        try:
+            if version is not None:
+                return self.repository.get(gid, version=version)
+            return self.repository.get(gid, deepcopy_from_cache=for_update)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+
+    def game(self, game_id: str | UUID) -> Game:
+        """The current game, read-only."""
+        game = self._load(game_id)
+        if not isinstance(game, Game):
+            raise GameNotFound(f"no game {game_id}")
+        return game
+
+    def authenticate(self, game_id: str | UUID, token: str | None) -> Viewer:
+        """Who a bearer token is for this game; no token is a spectator."""
+        if token is None:
+            return SPECTATOR
+        gid = parse_game_id(game_id)
+        try:
+            creds = self.repository.get(Credentials.create_id(gid), deepcopy_from_cache=False)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+        found = creds.identify(token)
+        if found is None:
+            raise Unauthorized("that token is not valid for this game")
+        is_host, player = found
+        return HOST if is_host else Viewer(player=player)
+
+    def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
+        """A view: public for spectators; a player's own; the host names the player."""
+        game = self.game(game_id)
+        return game.view(self._seat_viewer(game, viewer, player, public_ok=True))
+
+    def legal_moves(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
+        """The commands the rules allow the viewer's seat now."""
+        game = self.game(game_id)
+        seat = self._seat_viewer(game, viewer, player, public_ok=False)
+        return {"player": seat.player, "moves": game.legal_moves(seat.player)}
+
+    def _seat_viewer(self, game: Game, viewer: Viewer, player: str | None, *, public_ok: bool
+                     ) -> Viewer:
+        if viewer.host:
+            if player is None:
+                if public_ok:
+                    return SPECTATOR
+                raise BadCommand("the host names a seat: add ?player=<name>")
+            if player not in game.players:
+                raise BadCommand(f"{player!r} does not play in this game")
+            return Viewer(player=player)
+        if viewer.player is None:
+            if public_ok and player is None:
+                return SPECTATOR
+            raise Unauthorized("a player's or the host's token is needed")
+        if player is not None and player != viewer.player:
+            raise Forbidden(f"this token sees only {viewer.player}'s seat")
+        return viewer
+
+    def events(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100
+               ) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of the log as the viewer may see it, and the `after` of the next page."""
+        game = self.game(game_id)
+        limit = max(1, min(limit, EVENTS_PAGE_MAX))
+        stored = list(self.repository.event_store.get(game.id, gt=after, limit=limit + 1))
+        more = len(stored) > limit
+        page = [self._shown(game, e, viewer) for e in stored[:limit]]
+        return page, (page[-1]["version"] if more and page else None)
+
+    def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
+        """Every event of a game, unredacted, with its chain links (export, audit)."""
+        game = self.game(game_id)
+        return [event_record(e) for e in self.repository.event_store.get(game.id)]
+
+    def _shown(self, game: Game, event: Any, viewer: Viewer) -> dict[str, Any]:
+        record = event_record(event)
+        record["data"] = game.redact(record["type"], record["data"], viewer)
+        del record["prev_hash"], record["hash"]
+        return record
+
+    def replay(self, game_id: str | UUID, viewer: Viewer, n: int) -> dict[str, Any]:
+        """The full state after the first n events, with the n-th event (host, or once finished)."""
+        game = self.game(game_id)
+        if not (viewer.host or game.finished):
+            raise Forbidden("a replay is open to the host, and to everybody once the game is over")
+        if not 0 <= n <= game.version:
+            raise GameNotFound(f"step {n} is outside 0..{game.version}")
+        if n == 0:
+            return {"version": 0, "of": game.version, "event": None, "state": None, "view": None}
+        at = game if n == game.version else self._load(game.id, version=n)
+        event = next(iter(self.repository.event_store.get(game.id, gt=n - 1, lte=n)))
+        record = event_record(event)
+        return {"version": n, "of": game.version, "event": record, "state": at.full_state(),
+                "view": at.view(SPECTATOR)}
+
+    def list_games(self, game: str | None = None, status: str | None = None,
+                   player: str | None = None, after: int = 0, limit: int = 50
+                   ) -> tuple[list[dict[str, Any]], int | None]:
+        """Summaries of stored games, oldest first, filtered; a cursor for the next page."""
+        wanted = [get_topic(game_class(k).Created) for k in available_games() if game in (None, k)]
+        if not wanted:
+            return [], None
+        limit = max(1, min(limit, 200))
+        out: list[dict[str, Any]] = []
+        position = after
+        while len(out) <= limit:
+            batch = self.recorder.select_notifications(
+                start=position + 1, limit=500, topics=wanted
+            )
+            if not batch:
+                break
+            for note in batch:
+                position = note.id
+                summary = self._summary(note.originator_id)
+                if status and summary["status"] != status:
+                    continue
+                if player and player not in summary["players"]:
+                    continue
+                out.append({**summary, "_position": position})
+                if len(out) > limit:
+                    break
+        more = len(out) > limit
+        page = out[:limit]
+        cursor = page[-1]["_position"] if more and page else None
+        for item in page:
+            del item["_position"]
+        return page, cursor
+
+    def _summary(self, game_id: UUID) -> dict[str, Any]:
+        game = self.game(game_id)
+        return {"game_id": str(game.id), "game": game.KEY, "players": list(game.players),
+                "status": game.status, "version": game.version,
+                "created_at": game.created_on.isoformat()}

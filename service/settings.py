@@ -1,0 +1,41 @@
+"""Where games are stored: eventsourcing's own variables, defaulting to an embedded SQLite file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+DEFAULT_DB = "./data/games.sqlite"
+
+
+def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The eventsourcing environment for the games application.
+
+    `PERSISTENCE_MODULE`, `SQLITE_DBNAME` and `POSTGRES_*` are eventsourcing's own; with none set
+    the store is SQLite in `GAMES_DB` (default ./data/games.sqlite), whose folder is created.
+    """
+    env = dict(os.environ if environ is None else environ)
+    module = env.setdefault("PERSISTENCE_MODULE", "eventsourcing.sqlite")
+    if module == "eventsourcing.sqlite" and not env.get("SQLITE_DBNAME"):
+        env["SQLITE_DBNAME"] = env.get("GAMES_DB") or DEFAULT_DB
+    dbname = env.get("SQLITE_DBNAME", "")
+    if module == "eventsourcing.sqlite" and dbname and not dbname.startswith(("file:", ":memory:")):
+        Path(dbname).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+    env.setdefault("SQLITE_LOCK_TIMEOUT", "10")
+    env.setdefault("AGGREGATE_CACHE_MAXSIZE", "1000")
+    env.setdefault("AGGREGATE_CACHE_FASTFORWARD", "y")
+    return env
+
+
+def data_dir(env: Mapping[str, str]) -> Path:
+    """The folder for files the server keeps beside its store (the signing key)."""
+    if env.get("GRUFT_DATA_DIR"):
+        path = Path(env["GRUFT_DATA_DIR"])
+    elif env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite" and env.get("SQLITE_DBNAME", "").strip(
+    ) not in ("", ":memory:") and not env["SQLITE_DBNAME"].startswith("file:"):
+        path = Path(env["SQLITE_DBNAME"]).expanduser().resolve().parent
+    else:
+        path = Path(env.get("GAMES_DB") or DEFAULT_DB).expanduser().resolve().parent
+    path.mkdir(parents=True, exist_ok=True)
+    return path
