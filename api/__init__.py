@@ -14,7 +14,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
     from api.errors import GruftApi, register_error_handlers
     from api.games import blp as games_blp
+    from api.replays import blp as replays_blp
     from service import Games
+    from service.settings import data_dir
+    from service.signing import SigningKey
 
     app = Flask(__name__)
     app.config.from_mapping(
@@ -30,9 +33,37 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False
     env = app.config["GRUFT_ENV"]
-    app.extensions["gruft"] = Games(env=dict(os.environ) if env is None else env)
+    games = Games(env=dict(os.environ) if env is None else env)
+    app.extensions["gruft"] = games
+    app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(games.storage))
 
     api = GruftApi(app)
     api.register_blueprint(games_blp)
+    api.register_blueprint(replays_blp)
+    for module in OPTIONAL_BLUEPRINTS:
+        blueprint = _optional(module, "blp")
+        if blueprint is not None:
+            api.register_blueprint(blueprint)
+    for module in OPTIONAL_HOOKS:
+        init_app = _optional(module, "init_app")
+        if init_app is not None:
+            init_app(app)
     register_error_handlers(app)
     return app
+
+
+# Parts of the API that live in their own modules: a blueprint `blp`, or an `init_app(app)` hook.
+OPTIONAL_BLUEPRINTS = ("api.viewer", "api.stats", "api.docs")
+OPTIONAL_HOOKS = ("api.request_log",)
+
+
+def _optional(module: str, name: str) -> Any:
+    import importlib
+
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return None
+    return getattr(loaded, name)

@@ -107,7 +107,8 @@ class Events(MethodView):
     @documented(400, 401, 404)
     def get(self, query, game_id):
         """The event log, redacted to what the caller may see."""
-        events, next_after = games().events(game_id, viewer(game_id), query["after"], query["limit"])
+        events, next_after = games().log(game_id, viewer(game_id), query["after"],
+                                         query["limit"])
         return {"events": events, "next_after": next_after}
 
 

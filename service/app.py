@@ -59,6 +59,7 @@ class Games(Application):
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         env = storage_env(env)
+        self.storage = env  # the resolved storage settings (data_dir, signing key)
         interval = int(env.get("SNAPSHOT_INTERVAL", "100"))
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
@@ -81,6 +82,10 @@ class Games(Application):
         elif isinstance(seed, str) and len(seed) > SEED_MAX_LENGTH:
             raise BadCommand(f"seed must be at most {SEED_MAX_LENGTH} characters")
         aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
+        return self._store_new(aggregate)
+
+    def store_imported(self, aggregate: Game) -> NewGame:
+        """Store a game re-run from a verified replay document, under a new id and new tokens."""
         return self._store_new(aggregate)
 
     def _store_new(self, aggregate: Game) -> NewGame:
@@ -189,7 +194,7 @@ class Games(Application):
             raise Forbidden(f"this token sees only {viewer.player}'s seat")
         return viewer
 
-    def events(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100
+    def log(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100
                ) -> tuple[list[dict[str, Any]], int | None]:
         """A page of the log as the viewer may see it, and the `after` of the next page."""
         game = self.game(game_id)

@@ -1,0 +1,139 @@
+"""Replay documents: export, verification, import, and the key that signs them."""
+
+from __future__ import annotations
+
+from flask import current_app, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import fields
+from werkzeug.exceptions import BadRequest
+
+from api import schemas
+from api.errors import error_response
+from api.games import documented as _documented
+from api.games import games, viewer
+from replays.document import build_document, verify
+from service import Forbidden
+from service.signing import SigningKey, check_signature
+
+blp = Blueprint("replays", __name__, description="Signed replay documents")
+blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+
+
+def signing_key() -> SigningKey:
+    """This server's signing key."""
+    return current_app.extensions["gruft.signing_key"]
+
+
+def check(document: dict):
+    """Verify a document against this server's key."""
+    key = signing_key()
+    return verify(document, trusted_keys=[key.public_pem], check_signature=check_signature)
+
+
+class ChainedEvent(schemas.Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    timestamp = fields.String(required=True)
+    data = fields.Dict(required=True)
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class Final(schemas.Schema):
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    winners = fields.List(fields.String(), required=True)
+
+
+class Signature(schemas.Schema):
+    alg = fields.String(required=True)
+    key = fields.String(required=True)
+    value = fields.String(required=True)
+
+
+class Document(schemas.Schema):
+    """A replay document (API.md); the verifier, not this schema, checks a posted one."""
+
+    format = fields.String(required=True)
+    format_version = fields.Integer(required=True)
+    game = fields.String(required=True)
+    game_id = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    options = fields.Dict(required=True)
+    seed = fields.Raw(required=True)
+    seed_commitment = fields.String(required=True)
+    created_at = fields.String(required=True)
+    status = fields.String()
+    events = fields.List(fields.Nested(ChainedEvent), required=True)
+    final = fields.Nested(Final, required=True)
+    signature = fields.Nested(Signature, required=True)
+
+
+class Verdict(schemas.Schema):
+    valid = fields.Boolean(required=True)
+    problems = fields.List(fields.Dict(), required=True,
+                           metadata={"description": "[{version, code, message}], first problem first"})
+    scores = fields.Dict(allow_none=True, required=True)
+    winners = fields.List(fields.String(), allow_none=True, required=True)
+
+
+class SigningKeyBody(schemas.Schema):
+    alg = fields.String(required=True)
+    key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})
+
+
+def json_body() -> object:
+    """The raw JSON body (a document is checked by the verifier, not by a schema)."""
+    body = request.get_json(silent=True)
+    if body is None:
+        raise BadRequest("the body must be a JSON replay document")
+    return body
+
+
+@blp.route("/games/<game_id>/export")
+class Export(MethodView):
+    @blp.response(200, Document)
+    @_documented(401, 403, 404)
+    def get(self, game_id):
+        """The signed replay document (host any time, anyone once finished)."""
+        who = viewer(game_id)
+        game = games().game(game_id)
+        if not (who.host or game.finished):
+            raise Forbidden("the export is open to the host, and to everybody once the game is over")
+        key = signing_key()
+        return build_document(game, games().records(game_id), key.sign, key.public_pem)
+
+
+@blp.route("/replays/verify")
+class VerifyReplay(MethodView):
+    @blp.doc(requestBody={"content": {"application/json": {"schema": Document}}})
+    @blp.response(200, Verdict)
+    @_documented(400)
+    def post(self):
+        """Re-run a replay document through the rules; check its chain, seed and signature."""
+        return check(json_body()).as_json()
+
+
+@blp.route("/games/import")
+class ImportReplay(MethodView):
+    @blp.doc(requestBody={"content": {"application/json": {"schema": Document}}})
+    @blp.response(201, schemas.CreatedGame)
+    @_documented(400, 422)
+    def post(self):
+        """Create a game from a valid replay document; a forged one is refused, nothing stored."""
+        verdict = check(json_body())
+        if not verdict.valid:
+            first = verdict.problems[0]
+            return error_response(422, "invalid_replay", first["message"])
+        new = games().store_imported(verdict.game)
+        return {"game_id": str(new.game_id), "host_token": new.host_token,
+                "player_tokens": new.player_tokens, "view": new.view}
+
+
+@blp.route("/signing-key")
+class PublicKey(MethodView):
+    @blp.response(200, SigningKeyBody)
+    def get(self):
+        """The server's Ed25519 public key, to check exported documents offline."""
+        return {"alg": "ed25519", "key": signing_key().public_pem}
+

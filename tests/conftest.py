@@ -1,0 +1,64 @@
+"""Shared fixtures: a Flask app on a real SQLite file (and on PostgreSQL where a test asks)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from api import create_app
+
+POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
+
+
+def postgres_available() -> bool:
+    """Whether the test run found PostgreSQL (scripts/test.sh sets GRUFT_POSTGRES)."""
+    return os.environ.get("GRUFT_POSTGRES") == "1"
+
+
+@pytest.fixture
+def sqlite_env(tmp_path) -> dict[str, str]:
+    """A storage environment on a fresh SQLite file."""
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "games.sqlite"),
+            "GRUFT_DATA_DIR": str(tmp_path / "data")}
+
+
+@pytest.fixture
+def postgres_env(tmp_path) -> Iterator[dict[str, str]]:
+    """A storage environment on PostgreSQL, in a schema of its own dropped afterwards."""
+    if not postgres_available():
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is required when CI is set")
+        pytest.skip("PostgreSQL not available (run through scripts/test.sh)")
+    import psycopg
+
+    schema = f"gruft_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    yield {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": "test",
+           "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432", "POSTGRES_USER": "postgres",
+           "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": schema,
+           "GRUFT_DATA_DIR": str(tmp_path / "data")}
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def storage_env(request) -> dict[str, str]:
+    """Each storage-facing test runs on SQLite and on PostgreSQL."""
+    return request.getfixturevalue(f"{request.param}_env")
+
+
+@pytest.fixture
+def app(sqlite_env):
+    """The Flask app on a fresh SQLite file."""
+    return create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+
+
+@pytest.fixture
+def client(app):
+    """A test client of `app`."""
+    return app.test_client()
