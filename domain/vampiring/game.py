@@ -1,0 +1,240 @@
+"""The VampiRing aggregate: a ring of cards, families of three vampires, simultaneous moves."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from eventsourcing.domain import event
+
+from domain.core import (
+    ACTOR,
+    BadSetup,
+    Command,
+    Game,
+    NotYourTurn,
+    Option,
+    Param,
+    shuffled,
+)
+from domain.vampiring.rules import (
+    BLOOD,
+    DIRECTIONS,
+    METAMORPHOSES,
+    clone,
+    home_positions,
+    resolve,
+    ring_cards,
+    start_family,
+    total_lost,
+)
+
+# Every command a living player may send: both metamorphoses, both directions (VR-4).
+MOVES = tuple((m, d) for m in sorted(METAMORPHOSES) for d in sorted(DIRECTIONS))
+
+
+class VampiRing(Game):
+    """VampiRing: every living family moves at once; the last one standing wins."""
+
+    KEY = "vampiring"
+    MIN_PLAYERS = 2
+    MAX_PLAYERS = 6
+    TURN_RULE = "VR-4"
+    OPTIONS = {
+        "variant": Option("castle", choices=("castle", "mansion")),  # VR-3
+        "max_turns": Option(None, 1, 10000, nullable=True),  # VR-12
+    }
+    COMMANDS = {
+        "move": Command("move", {
+            "metamorphosis": Param(str, choices=tuple(sorted(METAMORPHOSES))),
+            "direction": Param(str, choices=tuple(sorted(DIRECTIONS))),
+        }),
+    }
+    COMMAND_EVENTS = {"MoveSubmitted": ("move", ("metamorphosis", "direction"))}
+    # VR-4: a submitted move is seen by its player alone until the turn resolves.
+    SECRET_FIELDS = {"MoveSubmitted": {"metamorphosis": ACTOR, "direction": ACTOR}}
+
+    # -- setup ----------------------------------------------------------------------------
+
+    def init_state(self) -> None:
+        """Assign the empty state; the ring is laid by begin()."""
+        self.ring: list[str] = []
+        self.homes: dict[str, int] = {}
+        self.families: dict[str, dict[str, dict[str, Any]]] = {}
+        self.blood = {p: BLOOD for p in self.players}
+        self.eliminated: dict[str, int] = {}
+        self.pending: dict[str, dict[str, str]] = {}
+        self.turns_played = 0
+        self.last_turn: dict[str, Any] | None = None
+        self.end_reason: str | None = None
+
+    @classmethod
+    def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
+        """A stacked ring: exactly the VR-2 cards, in the order given."""
+        unknown = sorted(set(deal) - {"ring"})
+        if unknown:
+            raise BadSetup(f"a vampiring deal has only a 'ring', not {', '.join(unknown)}")
+        ring = deal.get("ring")
+        if not isinstance(ring, list) or not all(isinstance(c, str) for c in ring):
+            raise BadSetup("the deal's 'ring' must be a list of card names")
+        wanted = Counter(ring_cards(players))
+        if Counter(ring) != wanted:
+            missing = sorted((wanted - Counter(ring)).elements())
+            extra = sorted((Counter(ring) - wanted).elements())
+            raise BadSetup(
+                f"the ring must hold exactly one Home and one carriage per player and one of each "
+                f"special card ({len(wanted)} cards; missing: {', '.join(missing) or 'none'}; "
+                f"not allowed: {', '.join(extra) or 'none'})"
+            )
+        return {"ring": list(ring)}
+
+    def begin(self) -> None:
+        """Lay the ring, stacked or seeded (VR-2), with every family on its Home (VR-1)."""
+        if self.deal is not None:
+            ring = list(self.deal["ring"])
+        else:
+            ring = shuffled(self.seed, "vampiring/ring", ring_cards(self.players))
+        on_ring = home_positions(ring)
+        homes = {p: on_ring[p] for p in self.players}
+        self._ring_laid(ring=ring, homes=homes,
+                        families={p: start_family(homes[p]) for p in self.players})
+
+    @event("RingLaid")
+    def _ring_laid(self, ring: list[str], homes: dict[str, int],
+                   families: dict[str, dict[str, dict[str, Any]]]) -> None:
+        self.ring = list(ring)
+        self.homes = dict(homes)
+        self.families = clone(families)
+
+    # -- turns ----------------------------------------------------------------------------
+
+    @property
+    def to_act(self) -> list[str]:
+        """Living players who have not submitted this turn's move (VR-4)."""
+        if self.finished:
+            return []
+        return [p for p in self.players if p in self.families and p not in self.pending]
+
+    def waiting_message(self, player: str) -> str:
+        """Why `player` may not move now (never what anybody submitted)."""
+        if player in self.pending:
+            return f"{player} has already submitted a move this turn; it is final."
+        return super().waiting_message(player)
+
+    def execute(self, player: str, command: Any) -> None:
+        """Run a command; an eliminated family's player is told so, citing VR-9."""
+        try:
+            super().execute(player, command)
+        except NotYourTurn:
+            if player in self.eliminated and not self.finished:
+                raise NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
+                                          f"{self.eliminated[player]}; it no longer moves.") from None
+            raise
+
+    def list_moves(self, player: str) -> list[dict[str, Any]]:
+        """Every living family may take either metamorphosis in either direction (VR-4)."""
+        return [{"type": "move", "metamorphosis": m, "direction": d} for m, d in MOVES]
+
+    def move(self, player: str, metamorphosis: str, direction: str) -> None:
+        """Submit a secret move (VR-4); the last one in resolves the turn (VR-5 .. VR-12)."""
+        self._move_submitted(player=player, metamorphosis=metamorphosis, direction=direction)
+        if not self.to_act:
+            self._resolve()
+
+    @event("MoveSubmitted")
+    def _move_submitted(self, player: str, metamorphosis: str, direction: str) -> None:
+        self.pending[player] = {"metamorphosis": metamorphosis, "direction": direction}
+
+    def _resolve(self) -> None:
+        """Resolve the turn whose moves are all in, then end the game if it is over."""
+        turn = self.turns_played + 1
+        haunted = {self.homes[p]: p for p in self.eliminated}  # VR-8: earlier turns only
+        outcome = resolve(self.ring, self.homes, self.families, self.pending, self.blood,
+                          haunted, self.options["variant"])
+        blood = {p: self.blood[p] - outcome["lost"].get(p, 0) for p in self.players}
+        # VR-11: a family still in, or eliminated now, scores everything lost so far.
+        lost_so_far = total_lost(blood)
+        scores = {p: self.scores[p] if p in self.eliminated else lost_so_far
+                  for p in self.players}
+        self._turn_resolved(turn=turn, blood=blood, scores=scores, **outcome)
+        left = list(self.families)
+        if len(left) <= 1:  # VR-10
+            winners = left
+            final = dict(scores)
+            for p in winners:  # VR-11: the winner adds remaining drops x starting players
+                final[p] += blood[p] * len(self.players)
+            self._game_ended(reason="last_family" if winners else "no_family",
+                             winners=winners, scores=final)
+        elif self.options["max_turns"] is not None and turn >= self.options["max_turns"]:
+            self._game_ended(reason="max_turns", winners=[], scores=dict(scores))  # VR-12
+
+    @event("TurnResolved")
+    def _turn_resolved(self, turn: int, moves: dict, vampires: dict, fights: list,
+                       haunted: list, wounds: dict, lost: dict, eliminated: list,
+                       blood: dict, scores: dict) -> None:
+        self.families = {
+            p: {vid: {"shape": v["shape"], "position": v["position"]} for vid, v in fam.items()}
+            for p, fam in vampires.items() if p not in eliminated
+        }
+        self.blood = dict(blood)
+        for p in eliminated:
+            self.eliminated[p] = turn
+        self.scores = dict(scores)
+        self.pending = {}
+        self.turns_played = turn
+        self.last_turn = clone({
+            "turn": turn, "moves": moves, "vampires": vampires, "fights": fights,
+            "haunted": haunted, "wounds": wounds, "lost": lost, "eliminated": eliminated,
+        })
+
+    @event("GameEnded")
+    def _game_ended(self, reason: str, winners: list[str], scores: dict[str, int]) -> None:
+        self.end_reason = reason
+        self.winners = list(winners)
+        self.scores = dict(scores)
+        self.finished = True
+
+    # -- views ----------------------------------------------------------------------------
+
+    def public_state(self) -> dict[str, Any]:
+        """The ring, every vampire, blood per family and who has submitted, never what."""
+        return {
+            "variant": self.options["variant"],
+            "max_turns": self.options["max_turns"],
+            "turn": self.turns_played if self.finished else self.turns_played + 1,
+            "turns_played": self.turns_played,
+            "ring": list(self.ring),
+            "homes": dict(self.homes),
+            "vampires": clone(self.families),
+            "blood": dict(self.blood),
+            "lost": {p: BLOOD - b for p, b in self.blood.items()},
+            "eliminated": dict(self.eliminated),
+            "haunted": sorted(self.homes[p] for p in self.eliminated),  # VR-8
+            "submitted": [p for p in self.players if p in self.pending],
+            "last_turn": clone(self.last_turn),
+            "end": self.end_reason,
+        }
+
+    def private_state(self, player: str) -> dict[str, Any]:
+        """A player's own submitted move this turn, if any."""
+        move = self.pending.get(player)
+        return {"move": dict(move) if move else None}
+
+    def full_state(self) -> dict[str, Any]:
+        """Everything, pending moves included."""
+        return {
+            "players": list(self.players),
+            "options": dict(self.options),
+            "ring": list(self.ring),
+            "homes": dict(self.homes),
+            "families": clone(self.families),
+            "blood": dict(self.blood),
+            "eliminated": dict(self.eliminated),
+            "pending": clone(self.pending),
+            "turns_played": self.turns_played,
+            "last_turn": clone(self.last_turn),
+            "finished": self.finished,
+            "end": self.end_reason,
+            "scores": dict(self.scores),
+            "winners": list(self.winners),
+        }
