@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 DEFAULT_DB = "./data/games.sqlite"
+DEFAULT_SNAPSHOT_INTERVAL = 100  # events between snapshots of a game
 
 
 def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -25,6 +26,10 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     env.setdefault("SQLITE_LOCK_TIMEOUT", "10")
     env.setdefault("AGGREGATE_CACHE_MAXSIZE", "1000")
     env.setdefault("AGGREGATE_CACHE_FASTFORWARD", "y")
+    # eventsourcing builds its snapshot store only when this is set (or when the Application
+    # class, not an instance, has snapshotting_intervals): without it no snapshot is ever taken.
+    if int(env.setdefault("SNAPSHOT_INTERVAL", str(DEFAULT_SNAPSHOT_INTERVAL))) > 0:
+        env.setdefault("IS_SNAPSHOTTING_ENABLED", "y")
     return env
 
 
