@@ -1,0 +1,67 @@
+"""Legal-move enumeration from card counts (VQ-4 … VQ-14): counts, never subsets of the hand.
+
+Every card list comes out in canonical order (vampires, then Queens), one list per distinct
+multiset, so the base's sort and de-duplication have nothing to merge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from domain.vampire_queen.cards import QUEEN, QUEEN_SET_VALUE, SLAYERS, VAMPIRES
+
+PASS = {"type": "pass"}
+
+
+def _play(cards: list[str]) -> dict[str, Any]:
+    return {"type": "play", "cards": cards}
+
+
+def lead_moves(hand: list[str], barred_slayer: str | None) -> list[dict[str, Any]]:
+    """The start player's leads: any set of one value with Queens joining, or one slayer."""
+    counts = Counter(hand)
+    queens = counts[QUEEN]
+    moves = []
+    for vampire in VAMPIRES:  # VQ-4/VQ-6: j vampires of one value joined by i Queens
+        for j in range(1, counts[vampire] + 1):
+            for i in range(queens + 1):
+                moves.append(_play([vampire] * j + [QUEEN] * i))
+    for i in range(1, queens + 1):  # VQ-6: Queens alone, value 14
+        moves.append(_play([QUEEN] * i))
+    for slayer in SLAYERS:  # VQ-9 single slayer; VQ-14 not the one just taken
+        if counts[slayer] and slayer != barred_slayer:
+            moves.append(_play([slayer]))
+    return moves
+
+
+def raise_moves(hand: list[str], count: int, high: int) -> list[dict[str, Any]]:
+    """A later player's options in a normal round: pass, or `count` cards strictly above `high`."""
+    counts = Counter(hand)
+    queens = counts[QUEEN]
+    moves = [PASS]  # VQ-5: passing is always allowed in a normal round
+    for value in range(high + 1, len(VAMPIRES) + 1):
+        have = counts[VAMPIRES[value - 1]]
+        # VQ-6: at least one vampire of the value, the rest Queens taking that value.
+        for j in range(max(1, count - queens), min(have, count) + 1):
+            moves.append(_play([VAMPIRES[value - 1]] * j + [QUEEN] * (count - j)))
+    if queens >= count and high < QUEEN_SET_VALUE:
+        moves.append(_play([QUEEN] * count))
+    return moves
+
+
+def slayer_round_moves(hand: list[str]) -> list[dict[str, Any]]:
+    """A later player's options in a slayer round: one vampire or Queen, else the forced pass."""
+    cards = sorted({c for c in hand if c not in SLAYERS}, key=_rank)
+    if not cards and hand:  # VQ-12: only the other slayer in hand
+        return [PASS]
+    return [_play([c]) for c in cards]  # VQ-10: any value, no pass
+
+
+def forced_to_pass(hand: list[str]) -> bool:
+    """Whether a hand holds only the other slayer: no vampire, no Queen (VQ-12)."""
+    return bool(hand) and all(c in SLAYERS for c in hand)
+
+
+def _rank(card: str) -> int:
+    return QUEEN_SET_VALUE if card == QUEEN else int(card)
