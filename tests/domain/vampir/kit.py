@@ -81,18 +81,23 @@ def play_script(table: Table, turns: list[Turn]) -> list[Any]:
     return events
 
 
+def draw_and_discard(table: Table) -> list[Any]:
+    """The player to act draws, then discards their first hand card (a joker under the castle)."""
+    player, start = table.game.to_act[0], table.game.round
+    events = table.act(player, {"type": "draw"})
+    if table.game.round != start or table.game.finished:
+        return events  # VA-8: that draw ended the round
+    card = table.game.hands[player][0]
+    return events + table.act(player, {"type": "discard", "card": card,
+                                       "location": colour_of(card) or "castle"})
+
+
 def draw_and_discard_until_round_ends(table: Table) -> list[Any]:
-    """Every turn: draw, then discard the first hand card (a joker under the castle)."""
+    """Every turn a draw and a discard, until the draw pile runs out (VA-8)."""
     start = table.game.round
     events: list[Any] = []
     while table.game.round == start and not table.game.finished:
-        player = table.game.to_act[0]
-        events += table.act(player, {"type": "draw"})
-        if table.game.round != start or table.game.finished:
-            break
-        card = table.game.hands[player][0]
-        events += table.act(player, {"type": "discard", "card": card,
-                                     "location": colour_of(card) or "castle"})
+        events += draw_and_discard(table)
     return events
 
 
