@@ -81,8 +81,8 @@ class VoodooPrince(Game):
         trump = None  # VP-3: from round 2 on the dealer chooses
         if round_no == 1:
             trump = entry["trump"] if entry and "trump" in entry else setup.drawn_trump(self.seed)
-        self._round_dealt(round=round_no, dealer=dealer, trump=trump, hands=hands,
-                          undealt=undealt)
+        self._round_dealt(round=round_no, dealer=dealer, trump=trump,
+                          hands={p: list(hands[p]) for p in self.players}, undealt=list(undealt))
 
     # -- whose turn -----------------------------------------------------------------------
 
@@ -157,7 +157,8 @@ class VoodooPrince(Game):
         cards = [entry["card"] for entry in self.trick]
         best = trick_winner(cards, self.trump, TOP[len(self.players)])
         winner, card = self.trick[best]["player"], cards[best]
-        self._trick_won(winner=winner, card=card, count=trick_count(card), trick=self.trick)
+        self._trick_won(winner=winner, card=card, count=trick_count(card),
+                        trick=[dict(e) for e in self.trick])
         if self.tricks[winner] < TRICKS_TO_FINISH[len(self.players)]:
             return  # VP-9: the winner leads the next trick
         # VP-10: out for the round, scoring every trick the others hold now (finished
@@ -182,7 +183,7 @@ class VoodooPrince(Game):
         else:
             best = max(self.scores.values())
             winners = [p for p in self.players if self.scores[p] == best]  # VP-13
-            self._game_ended(scores=self.scores, winners=winners)
+            self._game_ended(scores=dict(self.scores), winners=winners)
 
     # -- events (assignments only: they run again on every replay) --------------------------
 
