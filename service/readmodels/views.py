@@ -1,0 +1,380 @@
+"""The materialised views: plain tables updated in the same transaction as the tracking position.
+
+Each view class is one of eventsourcing's tracking recorders extended with the read models'
+tables, so an event's update and the record that it was processed commit or roll back
+together, and the single-row tracking table refuses a position it has already passed: an
+event is applied exactly once, whatever crashes in between.
+
+Tables (the same on SQLite and PostgreSQL):
+- ``readmodel_games``: one row per game, keyed by ``position`` (the notification id of its
+  creation event — monotonic, the cursor of ``GET /games``), indexed for each filter.
+- ``readmodel_game_players``: (player, position) with the game's kind and status copied, so
+  the ``player`` filter, alone or with the others, is an index range too.
+- ``readmodel_game_samples``: per-game metric samples of games still being played.
+- ``readmodel_player_stats`` / ``readmodel_player_metrics``: finished games per player and
+  game kind, with running sums so averages never rescan games.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from eventsourcing.persistence import IntegrityError, InternalError, Tracking
+from eventsourcing.postgres import PostgresTrackingRecorder
+from eventsourcing.sqlite import SQLiteTrackingRecorder
+
+from service.readmodels.metrics import METRICS, Sample, score_sign
+
+PAGE_MAX = 200
+T = TypeVar("T")
+
+TABLES = {
+    "games": "readmodel_games",
+    "players": "readmodel_game_players",
+    "samples": "readmodel_game_samples",
+    "stats": "readmodel_player_stats",
+    "metrics": "readmodel_player_metrics",
+}
+
+# `{pk}` is SQLite's rowid alias (INTEGER PRIMARY KEY) or PostgreSQL's BIGINT PRIMARY KEY;
+# DOUBLE PRECISION and BIGINT have the intended affinity in SQLite as well.
+DDL = (
+    "CREATE TABLE IF NOT EXISTS {games} ("
+    " position {pk}, game_id TEXT NOT NULL UNIQUE, game TEXT NOT NULL, players TEXT NOT NULL,"
+    " status TEXT NOT NULL, version BIGINT NOT NULL, created_at TEXT NOT NULL,"
+    " updated_at TEXT NOT NULL, finished_at TEXT, scores TEXT, winners TEXT)",
+    "CREATE INDEX IF NOT EXISTS readmodel_games_by_game ON {games} (game, position)",
+    "CREATE INDEX IF NOT EXISTS readmodel_games_by_status ON {games} (status, position)",
+    "CREATE INDEX IF NOT EXISTS readmodel_games_by_game_status ON {games} "
+    "(game, status, position)",
+    "CREATE TABLE IF NOT EXISTS {players} ("
+    " player TEXT NOT NULL, position BIGINT NOT NULL, game TEXT NOT NULL, status TEXT NOT NULL,"
+    " PRIMARY KEY (player, position))",
+    "CREATE INDEX IF NOT EXISTS readmodel_players_by_game ON {players} (player, game, position)",
+    "CREATE INDEX IF NOT EXISTS readmodel_players_by_status ON {players} "
+    "(player, status, position)",
+    "CREATE INDEX IF NOT EXISTS readmodel_players_by_game_status ON {players} "
+    "(player, game, status, position)",
+    "CREATE TABLE IF NOT EXISTS {samples} ("
+    " game_id TEXT NOT NULL, player TEXT NOT NULL, metric TEXT NOT NULL,"
+    " total DOUBLE PRECISION NOT NULL, samples BIGINT NOT NULL,"
+    " PRIMARY KEY (game_id, player, metric))",
+    "CREATE TABLE IF NOT EXISTS {stats} ("
+    " player TEXT NOT NULL, game TEXT NOT NULL, played BIGINT NOT NULL, won BIGINT NOT NULL,"
+    " score_total BIGINT NOT NULL, average_score DOUBLE PRECISION NOT NULL,"
+    " rank_score DOUBLE PRECISION NOT NULL, PRIMARY KEY (player, game))",
+    "CREATE INDEX IF NOT EXISTS readmodel_stats_ranking ON {stats} "
+    "(game, won DESC, rank_score DESC, player)",
+    "CREATE TABLE IF NOT EXISTS {metrics} ("
+    " player TEXT NOT NULL, game TEXT NOT NULL, metric TEXT NOT NULL,"
+    " total DOUBLE PRECISION NOT NULL, samples BIGINT NOT NULL,"
+    " PRIMARY KEY (player, game, metric))",
+)
+
+
+@dataclass(frozen=True)
+class GameUpdate:
+    """What one game event changes in the views (computed by the projection)."""
+
+    game_id: str
+    game: str
+    version: int
+    at: str  # the event's timestamp, ISO 8601
+    players: list[str] | None = None  # set by the creation event only
+    samples: Sequence[Sample] = ()
+    finished: bool = False
+    scores: dict[str, int] = field(default_factory=dict)
+    winners: list[str] = field(default_factory=list)
+
+
+class ReadModelView:
+    """The read models' commands and queries, shared by the SQLite and PostgreSQL views."""
+
+    datastore: Any
+    placeholder = "%s"
+    primary_key = "BIGINT PRIMARY KEY"
+
+    def _names(self) -> dict[str, str]:
+        return dict(TABLES)
+
+    def sql(self, template: str) -> str:
+        """A statement with this database's table names and parameter style."""
+        text = template.format(pk=self.primary_key, **self._names())
+        return text.replace("%s", self.placeholder)
+
+    def view_ddl(self) -> list[str]:
+        """The statements that create the views' tables and indexes."""
+        return [self.sql(s) for s in DDL]
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[Any]:
+        with self.datastore.transaction(commit=commit) as cursor:
+            yield cursor
+
+    # -- commands (the projection's write path) ---------------------------------------------
+
+    def apply(self, update: GameUpdate, tracking: Tracking) -> None:
+        """Apply one game event and record its position, in one transaction."""
+        with self._transaction(commit=True) as c:
+            self.apply_in(c, update, tracking.notification_id)
+            self._insert_tracking(c, tracking)  # type: ignore[attr-defined]
+
+    def apply_in(self, c: Any, update: GameUpdate, position: int) -> None:
+        """The statements of one game event, inside the caller's transaction."""
+        if update.players is not None:
+            self._created(c, update, position)
+        else:
+            c.execute(self.sql("UPDATE {games} SET version = %s, updated_at = %s "
+                               "WHERE game_id = %s"),
+                      (update.version, update.at, update.game_id))
+        for player, metric, value in update.samples:
+            c.execute(self.sql(
+                "INSERT INTO {samples} (game_id, player, metric, total, samples) "
+                "VALUES (%s, %s, %s, %s, 1) ON CONFLICT (game_id, player, metric) DO UPDATE "
+                "SET total = {samples}.total + excluded.total, samples = {samples}.samples + 1"),
+                (update.game_id, player, metric, value))
+        if update.finished:
+            self._finished(c, update)
+
+    def _created(self, c: Any, update: GameUpdate, position: int) -> None:
+        players = update.players or []
+        c.execute(self.sql(
+            "INSERT INTO {games} (position, game_id, game, players, status, version, created_at,"
+            " updated_at) VALUES (%s, %s, %s, %s, 'in_progress', %s, %s, %s)"),
+            (position, update.game_id, update.game, json.dumps(players), update.version,
+             update.at, update.at))
+        for player in players:
+            c.execute(self.sql("INSERT INTO {players} (player, position, game, status) "
+                               "VALUES (%s, %s, %s, 'in_progress')"),
+                      (player, position, update.game))
+
+    def _finished(self, c: Any, update: GameUpdate) -> None:
+        c.execute(self.sql(
+            "UPDATE {games} SET status = 'finished', finished_at = %s, scores = %s, winners = %s "
+            "WHERE game_id = %s RETURNING position, players"),
+            (update.at, json.dumps(update.scores), json.dumps(update.winners), update.game_id))
+        row = c.fetchone()
+        sign = score_sign(update.game)
+        for player in json.loads(row["players"]):
+            # by primary key, one row per player: never a scan of the table
+            c.execute(self.sql("UPDATE {players} SET status = 'finished' "
+                               "WHERE player = %s AND position = %s"), (player, row["position"]))
+            score = int(update.scores.get(player, 0))
+            won = 1 if player in update.winners else 0
+            c.execute(self.sql(
+                "INSERT INTO {stats} (player, game, played, won, score_total, average_score,"
+                " rank_score) VALUES (%s, %s, 1, %s, %s, %s, %s)"
+                " ON CONFLICT (player, game) DO UPDATE SET"
+                " played = {stats}.played + 1, won = {stats}.won + excluded.won,"
+                " score_total = {stats}.score_total + excluded.score_total,"
+                " average_score = CAST({stats}.score_total + excluded.score_total"
+                " AS DOUBLE PRECISION) / ({stats}.played + 1),"
+                " rank_score = %s * CAST({stats}.score_total + excluded.score_total"
+                " AS DOUBLE PRECISION) / ({stats}.played + 1)"),
+                (player, update.game, won, score, float(score), float(sign * score), sign))
+        c.execute(self.sql(
+            "INSERT INTO {metrics} (player, game, metric, total, samples)"
+            " SELECT player, %s, metric, total, samples FROM {samples} WHERE game_id = %s"
+            " ON CONFLICT (player, game, metric) DO UPDATE SET"
+            " total = {metrics}.total + excluded.total,"
+            " samples = {metrics}.samples + excluded.samples"),
+            (update.game, update.game_id))
+        c.execute(self.sql("DELETE FROM {samples} WHERE game_id = %s"), (update.game_id,))
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def games_query(self, game: str | None, status: str | None, player: str | None,
+                    after: int, limit: int) -> tuple[str, list[Any]]:
+        """The SQL of one page of the index: an index range on a monotonic key, never a scan."""
+        columns = "g.position, g.game_id, g.game, g.players, g.status, g.version, g.created_at"
+        where: list[str] = []
+        params: list[Any] = []
+        if player is not None:
+            source = "{players} p JOIN {games} g ON g.position = p.position"
+            key = "p"
+            where.append("p.player = %s")
+            params.append(player)
+        else:
+            source, key = "{games} g", "g"
+        if game is not None:
+            where.append(f"{key}.game = %s")
+            params.append(game)
+        if status is not None:
+            where.append(f"{key}.status = %s")
+            params.append(status)
+        where.append(f"{key}.position > %s")
+        params += [after, limit]
+        text = (f"SELECT {columns} FROM {source} WHERE {' AND '.join(where)} "
+                f"ORDER BY {key}.position LIMIT %s")
+        return self.sql(text), params
+
+    def games_page(self, game: str | None = None, status: str | None = None,
+                   player: str | None = None, after: int = 0, limit: int = 50
+                   ) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of game summaries, oldest first, and the `after` of the next page."""
+        limit = max(1, min(limit, PAGE_MAX))
+        text, params = self.games_query(game, status, player, after, limit + 1)
+        with self._transaction(commit=False) as c:
+            c.execute(text, params)
+            rows = c.fetchall()
+        page = [summary(row) for row in rows[:limit]]
+        cursor = int(rows[limit - 1]["position"]) if len(rows) > limit else None
+        return page, cursor
+
+    def game_row(self, game_id: str) -> dict[str, Any] | None:
+        """The index row of one game (with times, scores and winners), or None."""
+        with self._transaction(commit=False) as c:
+            c.execute(self.sql("SELECT * FROM {games} WHERE game_id = %s"), (game_id,))
+            row = c.fetchone()
+        if row is None:
+            return None
+        return {**summary(row), "position": int(row["position"]),
+                "updated_at": row["updated_at"], "finished_at": row["finished_at"],
+                "scores": _json(row["scores"]), "winners": _json(row["winners"]) or []}
+
+    def player_stats(self, player: str) -> dict[str, dict[str, Any]]:
+        """Finished games of one player per game kind, with the game's own averages."""
+        with self._transaction(commit=False) as c:
+            c.execute(self.sql("SELECT game, played, won, average_score FROM {stats} "
+                               "WHERE player = %s ORDER BY game"), (player,))
+            stats = c.fetchall()
+            c.execute(self.sql("SELECT game, metric, total, samples FROM {metrics} "
+                               "WHERE player = %s ORDER BY game, metric"), (player,))
+            metrics = c.fetchall()
+        out = {r["game"]: {"played": int(r["played"]), "won": int(r["won"]),
+                           "average_score": float(r["average_score"])} for r in stats}
+        for r in metrics:
+            if r["game"] in out and r["samples"]:
+                out[r["game"]][r["metric"]] = float(r["total"]) / int(r["samples"])
+        return out
+
+    def leaderboard(self, game: str, limit: int = 50) -> list[dict[str, Any]]:
+        """Players of one game kind ranked by wins, then average score (best first)."""
+        limit = max(1, min(limit, PAGE_MAX))
+        with self._transaction(commit=False) as c:
+            c.execute(self.sql(
+                "SELECT player, played, won, average_score FROM {stats} WHERE game = %s "
+                "ORDER BY won DESC, rank_score DESC, player LIMIT %s"), (game, limit))
+            rows = c.fetchall()
+        return [{"player": r["player"], "played": int(r["played"]), "won": int(r["won"]),
+                 "average_score": float(r["average_score"])} for r in rows]
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every view table, sorted (rebuild-equals-incremental checks)."""
+        out = {}
+        with self._transaction(commit=False) as c:
+            for key, table in self._names().items():
+                c.execute(f"SELECT * FROM {table}")
+                out[key] = sorted(tuple(_plain(v) for v in dict(r).values())
+                                  for r in c.fetchall())
+        return out
+
+    # -- rebuilding -------------------------------------------------------------------------
+
+    def drop_views(self, application_name: str) -> None:
+        """Drop every view table and forget the position, in one transaction; then recreate."""
+        with self._transaction(commit=True) as c:
+            for table in self._names().values():
+                c.execute(f"DROP TABLE IF EXISTS {table}")
+            c.execute(self._forget_statement(), (application_name,))
+        self.create_view_tables()
+
+    def _forget_statement(self) -> str:
+        raise NotImplementedError
+
+    def create_view_tables(self) -> None:
+        """Create the views' tables if they are missing (idempotent)."""
+        def create() -> None:
+            with self._transaction(commit=True) as c:
+                for statement in self.view_ddl():
+                    c.execute(statement)
+        _retry_concurrent_ddl(create)
+
+
+def summary(row: Any) -> dict[str, Any]:
+    """A `GET /games` summary from an index row."""
+    return {"game_id": row["game_id"], "game": row["game"], "players": json.loads(row["players"]),
+            "status": row["status"], "version": int(row["version"]),
+            "created_at": row["created_at"]}
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _plain(value: Any) -> Any:
+    return float(value) if isinstance(value, float) else value
+
+
+def _retry_concurrent_ddl(build: Callable[[], T], attempts: int = 8) -> T:
+    # Several API workers may create the views at the same moment; on PostgreSQL the loser of
+    # a concurrent CREATE ... IF NOT EXISTS fails on a catalog unique index, and succeeds once
+    # the winner has committed.
+    for attempt in range(attempts):
+        try:
+            return build()
+        except (IntegrityError, InternalError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1) + random.random() * 0.05)
+    raise AssertionError("not reached")
+
+
+class SQLiteReadModelView(ReadModelView, SQLiteTrackingRecorder):
+    """The read models in SQLite (by default a file beside the games' own)."""
+
+    placeholder = "?"
+    primary_key = "INTEGER PRIMARY KEY"
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [*super().construct_create_table_statements(), *self.view_ddl()]
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[Any]:
+        with self.datastore.get_connection(commit=commit) as conn:
+            if commit:
+                # In WAL mode NORMAL skips the fsync of each commit (10 ms here) yet stays
+                # atomic: a power cut may lose the last updates, but each with its tracking
+                # record, so the runner simply projects those events again.
+                with conn.cursor() as pragma:
+                    pragma.execute("PRAGMA synchronous=NORMAL")
+            with conn.transaction(commit=commit) as cursor:
+                yield cursor
+
+    def insert_tracking(self, tracking: Tracking) -> None:
+        """Move the position past an event that changes no view."""
+        with self._transaction(commit=True) as c:
+            self._insert_tracking(c, tracking)
+
+    def _forget_statement(self) -> str:
+        return "DELETE FROM tracking WHERE application_name = ?"
+
+
+class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
+    """The read models in PostgreSQL, in the games' database and schema."""
+
+    def _names(self) -> dict[str, str]:
+        schema = _quoted(self.datastore.schema)
+        return {key: f"{schema}.{_quoted(table)}" for key, table in TABLES.items()}
+
+    def create_table(self) -> None:
+        _retry_concurrent_ddl(super().create_table)
+        self.create_view_tables()
+
+    def _forget_statement(self) -> str:
+        table = f"{_quoted(self.datastore.schema)}.{_quoted(self.tracking_table_name)}"
+        return f"DELETE FROM {table} WHERE application_name = %s"
+
+
+def _quoted(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+__all__ = ["METRICS", "GameUpdate", "PostgresReadModelView", "ReadModelView",
+           "SQLiteReadModelView", "summary"]
