@@ -14,7 +14,6 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
-from eventsourcing.utils import get_topic
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
@@ -233,38 +232,16 @@ class Games(Application):
     def list_games(self, game: str | None = None, status: str | None = None,
                    player: str | None = None, after: int = 0, limit: int = 50
                    ) -> tuple[list[dict[str, Any]], int | None]:
-        """Summaries of stored games, oldest first, filtered; a cursor for the next page."""
-        wanted = [get_topic(game_class(k).Created) for k in available_games() if game in (None, k)]
-        if not wanted:
-            return [], None
-        limit = max(1, min(limit, 200))
-        out: list[dict[str, Any]] = []
-        position = after
-        while len(out) <= limit:
-            batch = self.recorder.select_notifications(
-                start=position + 1, limit=500, topics=wanted
-            )
-            if not batch:
-                break
-            for note in batch:
-                position = note.id
-                summary = self._summary(note.originator_id)
-                if status and summary["status"] != status:
-                    continue
-                if player and player not in summary["players"]:
-                    continue
-                out.append({**summary, "_position": position})
-                if len(out) > limit:
-                    break
-        more = len(out) > limit
-        page = out[:limit]
-        cursor = page[-1]["_position"] if more and page else None
-        for item in page:
-            del item["_position"]
-        return page, cursor
+        """Summaries of stored games, oldest first, filtered; a cursor for the next page.
 
-    def _summary(self, game_id: UUID) -> dict[str, Any]:
-        game = self.game(game_id)
-        return {"game_id": str(game.id), "game": game.KEY, "players": list(game.players),
-                "status": game.status, "version": game.version,
-                "created_at": game.created_on.isoformat()}
+        Served by the game-index projection (service.readmodels), not by loading games: an
+        index range on a monotonic key, in time independent of how many games exist. The read
+        first waits (bounded) until the index includes every event stored before it.
+        """
+        from service.readmodels import read_models  # the read side is built on this module
+
+        if game is not None and game not in available_games():
+            return [], None
+        views = read_models(self)
+        views.catch_up()
+        return views.view.games_page(game, status, player, after, limit)
