@@ -146,6 +146,8 @@ class VoodooPrince(Game):
         if self.trump is None:
             raise Refusal("VP-3", f"{self.dealer} must choose trump before leading.")
         hand = self.hands[player]
+        # No ruling names this case; VP-5 is about what a player may play. The refusal never
+        # says a card is undealt (VP-4): that would tell the player what is out of play.
         if card not in hand:
             raise Refusal("VP-5", f"{player} does not hold {card}.")
         led = self._led()
@@ -177,6 +179,7 @@ class VoodooPrince(Game):
         # what the opponent lacks of 7, never below 0.
         two = len(self.players) == 2
         points = max(0, TWO_PLAYER_TARGET - own) if two else own
+        # The last player's unplayed cards stay in their hand until the next deal replaces it.
         self._round_ended(round=self.round, last=last, points={last: points})
         if self.round < self.options["rounds"]:
             self._deal(self.round + 1, last)  # VP-3 / VP-12: the last player deals
