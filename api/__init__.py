@@ -13,6 +13,8 @@ MAX_BODY_BYTES = 1 << 20  # 1 MiB; larger bodies get 413
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
     from api.errors import GruftApi, register_error_handlers
+    from flask_smorest import Blueprint as SmorestBlueprint
+
     from api.games import blp as games_blp
     from api.replays import blp as replays_blp
     from service import Games
@@ -42,8 +44,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(replays_blp)
     for module in OPTIONAL_BLUEPRINTS:
         blueprint = _optional(module, "blp")
-        if blueprint is not None:
-            api.register_blueprint(blueprint)
+        if isinstance(blueprint, SmorestBlueprint):
+            api.register_blueprint(blueprint)  # documented in /openapi.json
+        elif blueprint is not None:
+            app.register_blueprint(blueprint)  # pages, not API
     for module in OPTIONAL_HOOKS:
         init_app = _optional(module, "init_app")
         if init_app is not None:

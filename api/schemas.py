@@ -7,6 +7,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from domain import GAME_MODULES
+
 MAX_PLAYERS_LISTED = 12
 
 
@@ -49,8 +51,7 @@ class Error(Schema):
 # -- games -------------------------------------------------------------------------------
 
 class CreateGame(StrictSchema):
-    game = fields.String(required=True, metadata={"description": "vampire-queen | voodoo-prince "
-                         "| vampir | vampiring"})
+    game = fields.String(required=True, validate=validate.OneOf(list(GAME_MODULES)))
     players = fields.List(fields.String(validate=validate.Length(1, 40)), required=True,
                           validate=validate.Length(1, MAX_PLAYERS_LISTED))
     seed = Seed(metadata={"description": "omit to let the server draw 256 random bits"})

@@ -1,0 +1,161 @@
+"""No endpoint shows a viewer what they may not see before the game ends.
+
+For every game: two games that differ only in what a viewer may not see (another player's hidden
+cards, the order of the draw pile, another player's pending move) must look identical to that
+viewer — and to a spectator — through every endpoint, while the host sees the difference.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from domain import game_class
+from tests.play import games_available
+
+PLAYERS = ["Ann", "Ben", "Cy"]
+VIEWER = "Ann"
+
+
+def dealt(key: str, seed: int, options: dict) -> tuple[type, dict]:
+    """The data of the first deal event of a seeded game."""
+    cls = game_class(key)
+    game = cls.start(PLAYERS, seed=seed, options=options)
+    events = game.collect_events()
+    return cls, next(e.__dict__ for e in events[1:])
+
+
+def swap_between(hands: dict, a: str, b: str) -> None:
+    """Swap one card of a's hand with a different card of b's."""
+    for i, card in enumerate(hands[a]):
+        for j, other in enumerate(hands[b]):
+            if card != other:
+                hands[a][i], hands[b][j] = other, card
+                return
+    raise AssertionError("no two different cards to swap")
+
+
+def twin_deals(key: str) -> tuple[dict, dict, dict]:
+    """(options, deal A, deal B): the deals differ only in cards hidden from VIEWER."""
+    if key == "vampire-queen":
+        options = {"phases": 1}
+        _, data = dealt(key, 3, options)
+        hands = {p: [c for c in h if not c.startswith("S")] for p, h in data["hands"].items()}
+        other = json.loads(json.dumps(hands))
+        swap_between(other, "Ben", "Cy")
+        return options, {"phases": [{"hands": hands}]}, {"phases": [{"hands": other}]}
+    if key == "voodoo-prince":
+        options = {"rounds": 1}
+        _, data = dealt(key, 3, options)
+        other = json.loads(json.dumps(data["hands"]))
+        swap_between(other, "Ben", "Cy")
+        return (options, {"rounds": [{"trump": data["trump"], "hands": data["hands"]}]},
+                {"rounds": [{"trump": data["trump"], "hands": other}]})
+    if key == "vampir":
+        options = {"rounds": 1}
+        _, data = dealt(key, 3, options)
+        hands, pile = data["hands"], list(data["draw_pile"])
+        other = json.loads(json.dumps(hands))
+        swap_between(other, "Ben", "Cy")
+        deep = len(pile) - 1  # far down the pile: nobody draws it in this test
+        k = next(i for i in range(deep - 1, 0, -1) if pile[i] != pile[deep])
+        pile_b = list(pile)
+        pile_b[k], pile_b[deep] = pile_b[deep], pile_b[k]
+        return (options, {"rounds": [{"hands": hands, "draw_pile": pile}]},
+                {"rounds": [{"hands": other, "draw_pile": pile_b}]})
+    raise KeyError(key)
+
+
+def scrub(value, game_id: str):
+    """An answer without what naturally differs between two games (ids, times, hashes)."""
+    text = json.dumps(value, sort_keys=True).replace(game_id, "<game>")
+    text = re.sub(r'"(timestamp|created_at)": "[^"]*"', r'"\1": "<time>"', text)
+    return json.loads(text)
+
+
+def seen_by(client, game: dict, headers: dict, player: str | None) -> dict:
+    """Everything one viewer can read about a game, through every endpoint."""
+    gid = game["game_id"]
+    paths = [f"/games/{gid}", f"/games/{gid}/events?limit=1000", f"/games/{gid}/export",
+             f"/games/{gid}/replay/0", f"/games/{gid}/replay/1", f"/games/{gid}/viewer"]
+    if player:
+        paths += [f"/games/{gid}/view", f"/games/{gid}/legal-moves"]
+    out = {}
+    for path in paths:
+        answer = client.get(path, headers=headers)
+        body = answer.get_json(silent=True)
+        out[path.replace(gid, "<game>")] = (answer.status_code,
+                                            scrub(body, gid) if body is not None else None)
+    listed = client.get("/games?limit=200").get_json()["games"]
+    out["list"] = [scrub(g, gid) for g in listed if g["game_id"] == gid]
+    return out
+
+
+def viewers(game: dict) -> dict[str, tuple[dict, str | None]]:
+    return {"spectator": ({}, None),
+            VIEWER: ({"Authorization": f"Bearer {game['player_tokens'][VIEWER]}"}, VIEWER)}
+
+
+def host(game: dict) -> dict:
+    return {"Authorization": f"Bearer {game['host_token']}"}
+
+
+def common_moves(client, a: dict, b: dict, rng: random.Random, steps: int) -> None:
+    """Play the same moves in both games, by players other than VIEWER, while legal in both."""
+    for _ in range(steps):
+        view = client.get(f"/games/{a['game_id']}").get_json()
+        actor = view["to_act"][0]
+        if actor == VIEWER or view["status"] == "finished":
+            return
+        legal = [client.get(f"/games/{g['game_id']}/legal-moves?player={actor}",
+                            headers=host(g)).get_json()["moves"] for g in (a, b)]
+        shared = [m for m in legal[0] if m in legal[1]]
+        if not shared:
+            return
+        move = rng.choice(shared)
+        for g in (a, b):
+            answer = client.post(f"/games/{g['game_id']}/commands", headers=host(g),
+                                 json={**move, "player": actor})
+            assert answer.status_code == 200
+
+
+@pytest.mark.parametrize("key", [k for k in games_available() if k != "vampiring"])
+def test_hidden_cards_never_show(client, key):
+    options, deal_a, deal_b = twin_deals(key)
+    games = [client.post("/games", json={"game": key, "players": PLAYERS, "seed": 99,
+                                         "options": options, "deal": deal}).get_json()
+             for deal in (deal_a, deal_b)]
+    a, b = games
+    rng = random.Random(1)
+    for round_ in range(4):
+        for name, (headers_a, player) in viewers(a).items():
+            headers_b = viewers(b)[name][0]
+            assert seen_by(client, a, headers_a, player) == seen_by(client, b, headers_b, player), (
+                f"{name} can tell the games apart at step {round_}")
+        common_moves(client, a, b, rng, 2)
+    # Check the test can tell: the host does see the difference.
+    assert seen_by(client, a, host(a), "Ben") != seen_by(client, b, host(b), "Ben") or \
+        seen_by(client, a, host(a), "Cy") != seen_by(client, b, host(b), "Cy")
+
+
+@pytest.mark.skipif("vampiring" not in games_available(), reason="vampiring not present")
+def test_pending_moves_never_show(client):
+    games = [client.post("/games", json={"game": "vampiring", "players": PLAYERS, "seed": 5}
+                         ).get_json() for _ in range(2)]
+    # Ben submits a different secret move in each game; Cy the same.
+    for game, move in zip(games, ({"metamorphosis": "a", "direction": "cw"},
+                                  {"metamorphosis": "b", "direction": "ccw"}), strict=True):
+        for player, body in (("Ben", move), ("Cy", {"metamorphosis": "a", "direction": "ccw"})):
+            answer = client.post(f"/games/{game['game_id']}/commands", headers=host(game),
+                                 json={"type": "move", "player": player, **body})
+            assert answer.status_code == 200
+    a, b = games
+    for name, (headers_a, player) in viewers(a).items():
+        headers_b = viewers(b)[name][0]
+        assert seen_by(client, a, headers_a, player) == seen_by(client, b, headers_b, player), name
+    # Check Ben himself sees his own move, which differs between the games.
+    ben = {g["game_id"]: {"Authorization": f"Bearer {g['player_tokens']['Ben']}"} for g in games}
+    assert seen_by(client, a, ben[a["game_id"]], "Ben") != seen_by(client, b, ben[b["game_id"]], "Ben")
