@@ -12,9 +12,9 @@ MAX_BODY_BYTES = 1 << 20  # 1 MiB; larger bodies get 413
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
-    from api.errors import GruftApi, register_error_handlers
     from flask_smorest import Blueprint as SmorestBlueprint
 
+    from api.errors import GruftApi, register_error_handlers
     from api.games import blp as games_blp
     from api.replays import blp as replays_blp
     from service import Games
