@@ -6,14 +6,25 @@ the game's `view` / `redact`, so secrets are stripped in one place.
 
 from __future__ import annotations
 
+import random
 import secrets
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from copy import deepcopy
 from dataclasses import dataclass
-from typing import Any
+from threading import Lock
+from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.application import (
+    AggregateNotFoundError,
+    Application,
+    ProjectorFunction,
+    Repository,
+    project_aggregate,
+)
+from eventsourcing.persistence import IntegrityError, InternalError
+from eventsourcing.utils import strtobool
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
@@ -23,6 +34,8 @@ from service.tokens import Credentials, issue_credentials
 
 SEED_MAX_LENGTH = 200
 EVENTS_PAGE_MAX = 1000
+DDL_ATTEMPTS = 8  # tries at creating the tables while other workers create them too
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,6 +63,71 @@ def parse_game_id(game_id: str | UUID) -> UUID:
         raise GameNotFound(f"no game {game_id!r}") from None
 
 
+class GameRepository(Repository):
+    """eventsourcing's repository, except that a cached aggregate is never changed in place.
+
+    The stock fast-forward projects new events into the cached object while other threads may
+    be reading or deep-copying it, so a view or a command could see a half-forwarded game (a new
+    version whose chain hash is not set yet, and a command on it breaks the chain). Here the
+    cached game is replaced by a forwarded copy: whoever holds the old one keeps a whole game.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._put_lock = Lock()
+
+    def get(self, aggregate_id: UUID, *, version: int | None = None,
+            projector_func: ProjectorFunction[Any, Any] = project_aggregate,
+            fastforward_skipping: bool = False, deepcopy_from_cache: bool = True) -> Any:
+        """The aggregate, from the cache brought up to the store's latest version."""
+        if self.cache is None or version is not None or not self.fastforward:
+            return super().get(aggregate_id, version=version, projector_func=projector_func,
+                               fastforward_skipping=fastforward_skipping,
+                               deepcopy_from_cache=deepcopy_from_cache)
+        try:
+            aggregate = self.cache.get(aggregate_id)
+        except KeyError:
+            aggregate = self._reconstruct_aggregate(aggregate_id, None, projector_func)
+            self._offer(aggregate_id, aggregate)
+        else:
+            # Another thread or process may have written: always ask the store.
+            new_events = list(self.event_store.get(originator_id=aggregate_id,
+                                                   gt=aggregate.version))
+            if new_events:
+                aggregate = projector_func(deepcopy(aggregate), new_events)
+                self._offer(aggregate_id, aggregate)
+        if deepcopy_from_cache and self.deepcopy_from_cache:
+            aggregate = deepcopy(aggregate)  # commands mutate; the cached game must not change
+        return aggregate
+
+    def _offer(self, aggregate_id: UUID, aggregate: Any) -> None:
+        # Racing threads may forward the same game: keep whichever is newest.
+        with self._put_lock:
+            try:
+                cached = self.cache.get(aggregate_id)
+            except KeyError:
+                cached = None
+            if cached is None or cached.version < aggregate.version:
+                self.cache.put(aggregate_id, aggregate)
+
+
+def _retry_concurrent_ddl(build: Callable[[], T]) -> T:
+    """Build a recorder whose tables other workers may be creating at the same moment.
+
+    On PostgreSQL, concurrent `CREATE TABLE IF NOT EXISTS` / `CREATE OR REPLACE FUNCTION` fail
+    with a unique violation on pg_type or "tuple concurrently updated"; once the other worker
+    has committed, the same idempotent statements succeed.
+    """
+    for attempt in range(DDL_ATTEMPTS):
+        try:
+            return build()
+        except (IntegrityError, InternalError):
+            if attempt == DDL_ATTEMPTS - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1) + random.random() * 0.05)
+    raise AssertionError("not reached")
+
+
 class Games(Application):
     """The event-sourced store of every game, with its tokens."""
 
@@ -63,6 +141,27 @@ class Games(Application):
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
         super().__init__(env=env)
+
+    # -- infrastructure: safe under several threads, processes and machines ---------------
+
+    def construct_recorder(self) -> Any:
+        """The events recorder; its tables are created race-safely (workers start together)."""
+        return _retry_concurrent_ddl(super().construct_recorder)
+
+    def construct_snapshot_store(self) -> Any:
+        """The snapshot store; its table is created race-safely too."""
+        return _retry_concurrent_ddl(super().construct_snapshot_store)
+
+    def construct_repository(self) -> GameRepository:
+        """The repository with a per-worker cache that is forwarded by copy, never in place."""
+        maxsize = self.env.get(self.AGGREGATE_CACHE_MAXSIZE)
+        return GameRepository(
+            event_store=self.events,
+            snapshot_store=self.snapshots,
+            cache_maxsize=int(maxsize) if maxsize else None,
+            fastforward=strtobool(self.env.get(self.AGGREGATE_CACHE_FASTFORWARD, "y")),
+            deepcopy_from_cache=strtobool(self.env.get(self.DEEPCOPY_FROM_AGGREGATE_CACHE, "y")),
+        )
 
     # -- writing --------------------------------------------------------------------------
 
