@@ -199,8 +199,6 @@ class VampiRing(Game):
     def public_state(self) -> dict[str, Any]:
         """The ring, every vampire, blood per family and who has submitted, never what."""
         return {
-            "variant": self.options["variant"],
-            "max_turns": self.options["max_turns"],
             "turn": self.turns_played if self.finished else self.turns_played + 1,
             "turns_played": self.turns_played,
             "ring": list(self.ring),
