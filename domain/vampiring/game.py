@@ -12,6 +12,7 @@ from domain.core import (
     BadSetup,
     Command,
     Game,
+    GameFinished,
     NotYourTurn,
     Option,
     Param,
@@ -122,9 +123,11 @@ class VampiRing(Game):
         return super().waiting_message(player)
 
     def execute(self, player: str, command: Any) -> None:
-        """Run a command; an eliminated family's player is told so, citing VR-9."""
+        """Run a command; the end cites VR-10, an eliminated family's player VR-9."""
         try:
             super().execute(player, command)
+        except GameFinished:
+            raise GameFinished("VR-10", "The game is over; no more moves.") from None
         except NotYourTurn:
             if player in self.eliminated and not self.finished:
                 raise NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
@@ -165,6 +168,8 @@ class VampiRing(Game):
                 final[p] += blood[p] * len(self.players)
             self._game_ended(reason="last_family" if winners else "no_family",
                              winners=winners, scores=final)
+        # Reading (VR-10 before VR-12, the rulebook's "the player who eliminates the last of
+        # his opponents wins"): a game decided in the turn max_turns is reached is won.
         elif self.options["max_turns"] is not None and turn >= self.options["max_turns"]:
             self._game_ended(reason="max_turns", winners=[], scores=dict(scores))  # VR-12
 

@@ -87,7 +87,7 @@ def test_vr10_vr11_the_last_family_wins_and_scores_its_drops_times_players():
     assert t.game.scores == {"Blue": 18, "Red": 15, "Yellow": 36}
     assert t.game.public_state()["end"] == "last_family"
     # Fail to move once the game is over
-    t.refuse("Yellow", command("a cw"))
+    t.refuse("Yellow", command("a cw"), "VR-10")
 
 
 # Red and Yellow fall together on the garlic in turn 2; Blue survives with 3 drops.
@@ -137,7 +137,7 @@ def test_vr12_max_turns_ends_the_game_with_no_winner():
     assert t.game.public_state()["end"] == "max_turns"
     assert t.game.to_act == []
     # Fail to play a fourth turn
-    t.refuse("Blue", command("a cw"))
+    t.refuse("Blue", command("a cw"), "VR-10")
 
 
 def test_vr12_a_game_won_in_its_last_allowed_turn_is_won():
