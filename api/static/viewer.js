@@ -1,0 +1,243 @@
+// The replay viewer: steps through a game with GET /games/{id}/replay/{n} and draws the table.
+// Everything shown is built with textContent (never innerHTML): names and cards come from users.
+import { el, renderTable } from "./tables.js";
+
+const data = JSON.parse(document.getElementById("viewer-data").textContent);
+const $ = (id) => document.getElementById(id);
+const total = data.version;
+const view = {
+  step: 0,
+  perspective: "",
+  playing: false,
+  timer: null,
+  request: 0, // the latest step asked for; older answers arriving late are dropped
+  cache: new Map(),
+};
+
+// Keep the token out of the address bar and history: a shared ?step= link must never carry it.
+const address = new URL(window.location.href);
+if (address.searchParams.has("token")) {
+  address.searchParams.delete("token");
+  window.history.replaceState(null, "", address);
+}
+
+function clamp(n) {
+  return Math.max(0, Math.min(total, Number.isFinite(n) ? Math.trunc(n) : 0));
+}
+
+function fetchStep(n) {
+  if (!view.cache.has(n)) {
+    const headers = { Accept: "application/json" };
+    if (data.token) headers.Authorization = `Bearer ${data.token}`;
+    const answer = fetch(data.replay_url + n, { headers }).then(async (response) => {
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        view.cache.delete(n);
+        const message = body.error ? body.error.message : response.statusText;
+        throw new Error(`step ${n}: ${message} (${response.status})`);
+      }
+      return body;
+    });
+    view.cache.set(n, answer);
+  }
+  return view.cache.get(n);
+}
+
+function eventText(event) {
+  if (view.perspective && event.seen && event.seen[view.perspective]) {
+    return event.seen[view.perspective];
+  }
+  return event.text;
+}
+
+// -- the event list ------------------------------------------------------------------------
+
+const items = data.events.map((event) => {
+  const item = el("li", { "data-version": event.version, "data-type": event.type },
+    el("span", { class: "ev-no" }, String(event.version)),
+    el("span", { class: "ev-text" }, eventText(event)));
+  item.addEventListener("click", () => { pause(); go(event.version); });
+  return item;
+});
+$("events").replaceChildren(...items);
+
+function relabelEvents() {
+  data.events.forEach((event, i) => {
+    items[i].querySelector(".ev-text").textContent = eventText(event);
+  });
+}
+
+// -- stepping ------------------------------------------------------------------------------
+
+function showControls() {
+  const n = view.step;
+  $("step-current").textContent = String(n);
+  $("slider").value = String(n);
+  $("first").disabled = $("prev").disabled = n === 0;
+  $("next").disabled = $("last").disabled = n === total;
+  for (const item of document.querySelectorAll(".events li.current")) item.classList.remove("current");
+  const event = data.events[n - 1];
+  if (event) {
+    const item = items[n - 1];
+    item.classList.add("current");
+    item.scrollIntoView({ block: "nearest" });
+    $("caption").replaceChildren(el("span", { class: "cap-type" }, event.type), eventText(event));
+  } else {
+    $("caption").replaceChildren(
+      el("span", { class: "cap-type" }, "Start"),
+      `Nothing has happened yet. Step through the ${total} events with ▶ or the → key.`);
+  }
+}
+
+function remember() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("step", String(view.step));
+  if (view.perspective) url.searchParams.set("as", view.perspective);
+  else url.searchParams.delete("as");
+  window.history.replaceState(null, "", url);
+}
+
+async function go(n) {
+  view.step = clamp(n);
+  showControls();
+  remember();
+  const asked = ++view.request;
+  document.body.classList.add("loading");
+  try {
+    const step = await fetchStep(view.step);
+    if (asked !== view.request) return;
+    draw(step);
+    $("problem").hidden = true;
+    if (view.step < total) fetchStep(view.step + 1).catch(() => {}); // smooth "next" and play
+  } catch (error) {
+    if (asked !== view.request) return;
+    $("problem").textContent = `Could not load ${error.message}`;
+    $("problem").hidden = false;
+    pause();
+  } finally {
+    if (asked === view.request) document.body.classList.remove("loading");
+  }
+}
+
+function draw(step) {
+  const event = data.events[view.step - 1] || null;
+  renderTable(data.game, $("table"), step, {
+    players: data.players,
+    perspective: view.perspective,
+    // As a player saw it then: secrets stay hidden until the game was over at that step.
+    open: !view.perspective || (step.view && step.view.status === "finished"),
+    event,
+    options: data.options,
+  });
+  drawScores(step);
+  $("table").dataset.step = String(view.step);
+}
+
+function drawScores(step) {
+  const v = step.view;
+  if (!v) {
+    $("scoreboard").replaceChildren();
+    return;
+  }
+  const minus = data.game === "vampire-queen";
+  const rows = data.players.map((p) => el("li", {
+    class: [v.to_act.includes(p) ? "to-act" : "", v.winners.includes(p) ? "winner" : ""].join(" "),
+    "data-player": p, "data-score": v.scores[p],
+  },
+  el("span", { class: "sb-name" }, p),
+  el("span", { class: "sb-score" }, String(v.scores[p] ?? 0)),
+  v.winners.includes(p) ? el("span", { class: "sb-badge" }, "winner") : null,
+  v.to_act.includes(p) ? el("span", { class: "sb-badge act" }, "to act") : null));
+  const parts = [el("h2", {}, minus ? "Minus points (fewest wins)" : "Scores"), el("ol", {}, rows)];
+  if (v.status === "finished" && v.seed !== undefined) {
+    parts.push(el("p", { class: "seed" }, `Seed revealed at the end: ${v.seed}`));
+  }
+  $("scoreboard").replaceChildren(...parts);
+}
+
+// -- playing -------------------------------------------------------------------------------
+
+function speed() {
+  return Number($("speed").value) || 2;
+}
+
+function play() {
+  if (view.step >= total) go(0);
+  view.playing = true;
+  $("play").textContent = "❚❚ Pause";
+  $("play").setAttribute("aria-label", "Pause");
+  document.body.classList.add("playing");
+  tick();
+}
+
+function tick() {
+  clearTimeout(view.timer);
+  view.timer = setTimeout(async () => {
+    if (!view.playing) return;
+    if (view.step >= total) {
+      pause();
+      return;
+    }
+    await go(view.step + 1);
+    if (view.playing) tick();
+  }, 1000 / speed());
+}
+
+function pause() {
+  view.playing = false;
+  clearTimeout(view.timer);
+  $("play").textContent = "▶ Play";
+  $("play").setAttribute("aria-label", "Play");
+  document.body.classList.remove("playing");
+}
+
+// -- wiring --------------------------------------------------------------------------------
+
+$("first").addEventListener("click", () => { pause(); go(0); });
+$("prev").addEventListener("click", () => { pause(); go(view.step - 1); });
+$("next").addEventListener("click", () => { pause(); go(view.step + 1); });
+$("last").addEventListener("click", () => { pause(); go(total); });
+$("play").addEventListener("click", () => (view.playing ? pause() : play()));
+$("slider").addEventListener("input", () => { pause(); go(Number($("slider").value)); });
+$("speed").addEventListener("change", () => { if (view.playing) tick(); });
+$("perspective").addEventListener("change", () => {
+  view.perspective = $("perspective").value;
+  relabelEvents();
+  go(view.step);
+});
+
+const KEYS = {
+  ArrowRight: () => go(view.step + 1),
+  ArrowLeft: () => go(view.step - 1),
+  PageDown: () => go(view.step + 10),
+  PageUp: () => go(view.step - 10),
+  Home: () => go(0),
+  End: () => go(total),
+};
+
+document.addEventListener("keydown", (e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  const tag = e.target.tagName;
+  // The slider and the menus handle their own arrow keys; a focused button its own space.
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  if (e.key === " " && tag !== "BUTTON") {
+    e.preventDefault();
+    if (view.playing) pause();
+    else play();
+    return;
+  }
+  const action = KEYS[e.key];
+  if (action) {
+    e.preventDefault();
+    pause();
+    action();
+  }
+});
+
+const asked = new URL(window.location.href).searchParams;
+if (data.players.includes(asked.get("as"))) {
+  view.perspective = asked.get("as");
+  $("perspective").value = view.perspective;
+  relabelEvents();
+}
+go(Number(asked.get("step") || 0));
