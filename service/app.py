@@ -24,7 +24,6 @@ from eventsourcing.application import (
     project_aggregate,
 )
 from eventsourcing.persistence import IntegrityError, InternalError
-from eventsourcing.utils import strtobool
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
@@ -80,7 +79,7 @@ class GameRepository(Repository):
             projector_func: ProjectorFunction[Any, Any] = project_aggregate,
             fastforward_skipping: bool = False, deepcopy_from_cache: bool = True) -> Any:
         """The aggregate, from the cache brought up to the store's latest version."""
-        if self.cache is None or version is not None or not self.fastforward:
+        if self.cache is None or version is not None:
             return super().get(aggregate_id, version=version, projector_func=projector_func,
                                fastforward_skipping=fastforward_skipping,
                                deepcopy_from_cache=deepcopy_from_cache)
@@ -159,8 +158,12 @@ class Games(Application):
             event_store=self.events,
             snapshot_store=self.snapshots,
             cache_maxsize=int(maxsize) if maxsize else None,
-            fastforward=strtobool(self.env.get(self.AGGREGATE_CACHE_FASTFORWARD, "y")),
-            deepcopy_from_cache=strtobool(self.env.get(self.DEEPCOPY_FROM_AGGREGATE_CACHE, "y")),
+            # Always, whatever AGGREGATE_CACHE_FASTFORWARD and DEEPCOPY_FROM_AGGREGATE_CACHE
+            # say: a cache not forwarded goes stale when another worker writes (its commands
+            # would then conflict forever), and a command run on the cached game itself would
+            # leave a refused or lost command's changes in the cache.
+            fastforward=True,
+            deepcopy_from_cache=True,
         )
 
     # -- writing --------------------------------------------------------------------------
