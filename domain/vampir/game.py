@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from eventsourcing.domain import event
@@ -11,27 +10,22 @@ from domain.core import (
     ACTOR,
     HOST_ONLY,
     PER_PLAYER,
-    BadSetup,
     Command,
     Game,
     Option,
     Param,
     Refusal,
-    shuffled,
 )
-from domain.vampir import moves, scoring
+from domain.vampir import deals, moves, scoring
 from domain.vampir.cards import (
     COLOURS,
     DRAW_SIZE,
-    HAND_SIZE,
     HUNT_MIN,
     JOKER,
-    SHUFFLED_DECK,
     STARTING_CARDS,
     check_card,
     check_cards,
     colour_of,
-    is_card,
     missing_from,
     ordered,
     without,
@@ -98,39 +92,30 @@ class Vampir(Game):
     @classmethod
     def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
         """A stacked deal: per round, 4-card hands and the pile, exactly the 100 shuffled cards."""
-        if set(deal) != {"rounds"} or not isinstance(deal["rounds"], list):
-            raise BadSetup('a vampir deal is {"rounds": [{"hands": {...}, "draw_pile": [...]}, ...]}')
-        if len(deal["rounds"]) > options["rounds"]:
-            raise BadSetup(f"the deal covers {len(deal['rounds'])} rounds; the game has "
-                           f"{options['rounds']}")
-        rounds: list[dict[str, Any] | None] = []
-        for number, entry in enumerate(deal["rounds"], start=1):
-            rounds.append(None if entry is None else _check_round(players, number, entry))
-        return {"rounds": rounds}
+        return deals.check_deal(players, options["rounds"], deal)
 
     def _deal_round(self, number: int) -> None:
-        """Deal round `number` from the stacked deal if it has one, else from the seed."""
+        """Deal round `number` from the stacked deal if it has one, else from the seed.
+
+        The event does not say which: the creation event's deal is for the host only, and a
+        public flag would tell the players that the cards were arranged.
+        """
         stacked = self.deal["rounds"] if self.deal else []
         entry = stacked[number - 1] if number <= len(stacked) else None
-        if entry is not None:
-            hands, pile = entry["hands"], entry["draw_pile"]
-        else:
-            deck = shuffled(self.seed, f"vampir/round/{number}", SHUFFLED_DECK)
-            hands = {p: ordered(deck[HAND_SIZE * s:HAND_SIZE * (s + 1)])
-                     for s, p in enumerate(self.players)}
-            pile = deck[HAND_SIZE * len(self.players):]
+        if entry is None:
+            entry = deals.seeded_round(self.seed, number, self.players)
+        hands, pile = entry["hands"], entry["draw_pile"]
         # VA-1: the start seat moves one seat clockwise each round.
         start = self.players[(number - 1) % len(self.players)]
         self._round_dealt(round=number, start=start,
                           hands={p: list(hands[p]) for p in self.players},
                           draw_pile=list(pile), draw_pile_size=len(pile),
-                          locations={c: list(STARTING_CARDS[c]) for c in COLOURS},
-                          stacked=entry is not None)
+                          locations={c: list(STARTING_CARDS[c]) for c in COLOURS})
 
     @event("RoundDealt")
     def _round_dealt(self, round: int, start: str, hands: dict[str, list[str]],
                      draw_pile: list[str], draw_pile_size: int,
-                     locations: dict[str, list[str]], stacked: bool) -> None:
+                     locations: dict[str, list[str]]) -> None:
         self.round = round
         self.start_seat = self.players.index(start)
         self.turn_seat = self.start_seat
@@ -352,35 +337,6 @@ def _check_hunt(cards: list[str], colour: str, rule: str, what: str) -> None:
         raise Refusal(rule, f"{what} has {len(cards)} card(s); a hunt needs {HUNT_MIN} or more.")
     if all(c == JOKER for c in cards):
         raise Refusal(rule, f"{what} is all jokers; a hunt needs at least one real vampire.")
-
-
-def _check_round(players: list[str], number: int, entry: Any) -> dict[str, Any]:
-    """One round of a stacked deal, checked and normalised (hands in seat order, canonical)."""
-    where = f"deal round {number}"
-    if not isinstance(entry, dict) or set(entry) != {"hands", "draw_pile"}:
-        raise BadSetup(f'{where} must be {{"hands": {{name: [4 cards]}}, "draw_pile": [cards]}}')
-    hands, pile = entry["hands"], entry["draw_pile"]
-    if not isinstance(hands, dict) or set(hands) != set(players):
-        raise BadSetup(f"{where}: hands must name exactly the players {', '.join(players)}")
-    for p in players:
-        if not isinstance(hands[p], list) or len(hands[p]) != HAND_SIZE:
-            raise BadSetup(f"{where}: {p} must be dealt exactly {HAND_SIZE} cards")
-    if not isinstance(pile, list):
-        raise BadSetup(f"{where}: draw_pile must be a list of cards, top card first")
-    cards = [c for p in players for c in hands[p]] + pile
-    unknown = sorted({repr(c) for c in cards if not is_card(c)})
-    if unknown:
-        raise BadSetup(f"{where}: {', '.join(unknown)} are not Vampir cards")
-    if Counter(cards) != Counter(SHUFFLED_DECK):
-        extra = Counter(cards) - Counter(SHUFFLED_DECK)
-        short = Counter(SHUFFLED_DECK) - Counter(cards)
-        raise BadSetup(f"{where}: hands and pile must be exactly the {len(SHUFFLED_DECK)} shuffled "
-                       f"cards (too many: {_tally(extra)}; missing: {_tally(short)})")
-    return {"hands": {p: ordered(hands[p]) for p in players}, "draw_pile": list(pile)}
-
-
-def _tally(counts: Counter) -> str:
-    return ", ".join(f"{n}×{c}" for c, n in sorted(counts.items())) or "none"
 
 
 def _copy(value: Any) -> Any:

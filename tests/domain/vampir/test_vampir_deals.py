@@ -36,7 +36,7 @@ def test_same_seed_same_deal_other_seed_other_deal():
     assert first.game.hands != other.game.hands or first.game.pile != other.game.pile
     (event,) = dealt(first)
     assert event.hands == first.game.hands and event.draw_pile == first.game.pile
-    assert event.stacked is False and event.draw_pile_size == 88
+    assert event.draw_pile_size == 88 and event.start == ANN
 
 
 def test_seeded_deal_is_the_documented_shuffle():
@@ -57,10 +57,11 @@ def test_stacked_round_then_seeded_rounds():
     # Check round 2, with no entry in the deal, comes from the seed.
     second = dealt(table)[-1]
     deck = shuffled(5, "vampir/round/2", SHUFFLED_DECK)
-    assert second.round == 2 and second.stacked is False and second.draw_pile == deck[12:]
+    assert second.round == 2 and second.draw_pile == deck[12:]
     # Check a null entry also means "from the seed".
     skipped = new_table(seed=5, options={"rounds": 2}, deal=deal(None, stacked))
-    assert dealt(skipped)[0].stacked is False
+    first = shuffled(5, "vampir/round/1", SHUFFLED_DECK)
+    assert dealt(skipped)[0].draw_pile == first[12:]
     assert skipped.game.deal == {"rounds": [None, {"hands": {p: ordered(h) for p, h in HANDS.items()},
                                                      "draw_pile": stacked["draw_pile"]}]}
 
