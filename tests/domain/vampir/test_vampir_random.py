@@ -19,7 +19,7 @@ from .test_vampir_moves import candidates
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve"]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32), count=st.integers(3, 5), rounds=st.integers(1, 2))
 def test_random_games_keep_the_invariants(seed, count, rounds):
     rng = random.Random(seed)
