@@ -5,13 +5,18 @@ from __future__ import annotations
 from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import RAISE
 
 from api import schemas
 from api.auth import bearer_token
 from service import Games
 
 blp = Blueprint("games", __name__, description="Games, their commands, views and logs")
+# The contract answers malformed input with 400 (webargs' default is 422), and an unknown query
+# parameter is malformed too (a typo like ?palyer= must not be silently ignored).
 blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION = {
+    **blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
 
 ERRORS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
           409: "conflict", 422: "not_your_turn or illegal_move"}

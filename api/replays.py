@@ -17,7 +17,6 @@ from service import Forbidden
 from service.signing import SigningKey, check_signature
 
 blp = Blueprint("replays", __name__, description="Signed replay documents")
-blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
 
 
 def signing_key() -> SigningKey:
