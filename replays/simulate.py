@@ -136,8 +136,12 @@ def play_game(game_cls: type[Game], players: list[str], bots: dict[str, Bot], *,
 def simulate(game_key: str, games: int, player_count: int, bot_names: list[str], *,
              seed: int | None = None, store: Any = None, options: dict[str, Any] | None = None,
              rotate: bool = True, progress: TextIO | None = None) -> Summary:
-    """Play `games` games; `store` (a ``service.Games``) keeps each one. Seats rotate per game."""
+    """Play `games` games; `store` (a ``service.Games``) keeps each one. Seats rotate per game.
+
+    `bot_names` name the bots seat by seat; seats left over get random bots.
+    """
     cls = game_class(game_key)
+    bot_names = seat_bots(",".join(bot_names), player_count)
     for name in set(bot_names):
         if name not in bots_for(game_key):
             raise ValueError(f"no bot {name!r} for {game_key}; bots: {', '.join(bots_for(game_key))}")
@@ -259,7 +263,7 @@ def open_store(db: str | None) -> Any:
     """The games service on `db` (a SQLite file), or on the environment's storage settings."""
     import os
 
-    from service import Games
+    from service.app import Games
 
     env = dict(os.environ)
     if db is not None:

@@ -41,6 +41,7 @@ class Seat:
         self.private = game.private_state(player)
         self.player = player
         self.players = list(game.players)
+        self.options = dict(game.options)  # public: every view shows them
 
 
 class RandomBot:

@@ -10,11 +10,14 @@ from domain.vampiring.rules import resolve
 from replays.bots import Move, Seat
 
 MOVES = [(m, d) for m in ("a", "b") for d in ("ccw", "cw")]
+# Own drops weigh more than the others' (the last family standing wins), but not so much that
+# a table of these bots only ever runs from each other.
+OWN_WEIGHT = 1.5
 SAMPLES = 24  # opponent move combinations tried per own move when there are more than this
 
 
 class VampiRingBot:
-    """Looks one turn ahead from the public ring: its own wounds weigh three times the others'."""
+    """Looks one turn ahead from the public ring, weighing its own wounds above the others'."""
 
     name = "heuristic"
 
@@ -25,7 +28,9 @@ class VampiRingBot:
         """The move with the least expected own loss against the others' moves (VR-5 .. VR-9)."""
         if len(moves) == 1:
             return moves[0]
-        table = Seat(game, player).public
+        seat = Seat(game, player)
+        table = seat.public
+        variant = seat.options.get("variant", "castle")
         families = table["vampires"]
         others = [p for p in families if p != player]
         answers = list(itertools.product(MOVES, repeat=len(others)))
@@ -41,12 +46,15 @@ class VampiRingBot:
                 chosen = {player: mine, **dict(zip(others, answer, strict=True))}
                 plan = {p: {"metamorphosis": m, "direction": d} for p, (m, d) in chosen.items()}
                 lost = resolve(table["ring"], homes, families, plan, blood, haunted,
-                               table["variant"])["lost"]
-                total += 3 * lost[player] - sum(lost[p] for p in others)
+                               variant)["lost"]
+                total += OWN_WEIGHT * lost[player] - sum(lost[p] for p in others)
             return total
 
         costs = {mine: cost(mine) for mine in MOVES}
-        m, d = min(MOVES, key=costs.__getitem__)
+        low = min(costs.values())
+        # Among equally good moves pick at random: a table of these bots then wanders into
+        # each other instead of circling forever.
+        m, d = self.rng.choice([mine for mine in MOVES if costs[mine] <= low + 1e-9])
         wanted = {"type": "move", "metamorphosis": m, "direction": d}
         return wanted if wanted in moves else moves[0]
 
