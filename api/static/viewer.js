@@ -107,7 +107,10 @@ async function go(n) {
     const step = await fetchStep(view.step);
     if (asked !== view.request) return;
     draw(step);
-    $("problem").hidden = true;
+    // A game still being played (the host watching) may have moved on since the page loaded.
+    const more = step.of - total;
+    $("problem").textContent = more > 0 ? `The game has moved on by ${more} event(s): reload to see them.` : "";
+    $("problem").hidden = more <= 0;
     if (view.step < total) fetchStep(view.step + 1).catch(() => {}); // smooth "next" and play
   } catch (error) {
     if (asked !== view.request) return;

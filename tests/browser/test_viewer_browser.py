@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from domain import available_games
-from tests.browser.site import Site, StoredGame
+from domain.core import HOST
+from tests.browser.site import Site, StoredGame, store_random_game
 
 pytestmark = pytest.mark.browser
 
@@ -289,7 +290,8 @@ def test_perspective_words_and_secret_moves(page, live_site: Site):
 
 
 def test_host_watches_a_game_in_progress(page, page_errors: list[str], live_site: Site):
-    game = live_site.in_progress
+    games = live_site.app.extensions["gruft"]
+    game = store_random_game(games, "voodoo-prince", seed=12, moves=5)
 
     # Fail to open it without the host's token: the page says why
     answer = page.goto(f"{live_site.base_url}/games/{game.game_id}/viewer")
@@ -304,6 +306,15 @@ def test_host_watches_a_game_in_progress(page, page_errors: list[str], live_site
     page.click("#next")
     wait_step(page, 3)
     assert page.locator("#problem").is_hidden()
+
+    # Check the page says so when the game moves on while it is open
+    total = int(page.text_content("#step-total"))
+    player = games.game(game.game_id).to_act[0]
+    move = games.legal_moves(game.game_id, HOST, player)["moves"][0]
+    games.run_command(game.game_id, HOST, {**move, "player": player})
+    page.keyboard.press("End")
+    wait_step(page, total)
+    assert "moved on" in page.text_content("#problem")
 
 
 def test_the_game_list_links_to_the_viewer(page, live_site: Site):
