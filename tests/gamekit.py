@@ -9,6 +9,7 @@ Used by every game's scenario tests (stacked deals) and random-play tests:
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -73,13 +74,14 @@ class Table:
     def check_legal_moves_exact(self, player: str, candidates: Iterable[dict]) -> None:
         """Every listed move is accepted; every other candidate is refused."""
         legal = {canonical(m) for m in self.game.legal_moves(player)}
+        base = self.copy()  # rebuilt once; each trial runs on its own deep copy
         for move in self.game.legal_moves(player):
-            self.copy().execute(player, move)  # must not raise
+            copy.deepcopy(base).execute(player, move)  # must not raise
         for command in candidates:
             if canonical(command) in legal:
                 continue
             with pytest.raises(Refusal):
-                self.copy().execute(player, command)
+                copy.deepcopy(base).execute(player, command)
 
 
 def play_random(

@@ -265,13 +265,13 @@ class Game(Aggregate):
         if self.finished:
             raise GameFinished(self.TURN_RULE, "The game is over; no more commands.")
         if player not in self.to_act:
-            raise NotYourTurn(self.TURN_RULE, self.waiting_message(player))
+            raise self.turn_refusal(player)
         getattr(self, spec.method)(player, **fields)
 
-    def waiting_message(self, player: str) -> str:
-        """Why `player` may not act now."""
+    def turn_refusal(self, player: str) -> NotYourTurn:
+        """Why `player` may not act now; a game may cite a more precise ruling."""
         waiting = ", ".join(self.to_act) or "nobody"
-        return f"It is not {player}'s turn; waiting for {waiting}."
+        return NotYourTurn(self.TURN_RULE, f"It is not {player}'s turn; waiting for {waiting}.")
 
     def legal_moves(self, player: str) -> list[dict[str, Any]]:
         """Every command the rules allow `player` now: distinct, sorted; empty if not their turn."""

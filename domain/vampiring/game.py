@@ -116,23 +116,22 @@ class VampiRing(Game):
             return []
         return [p for p in self.players if p in self.families and p not in self.pending]
 
-    def waiting_message(self, player: str) -> str:
+    def turn_refusal(self, player: str) -> NotYourTurn:
         """Why `player` may not move now (never what anybody submitted)."""
         if player in self.pending:
-            return f"{player} has already submitted a move this turn; it is final."
-        return super().waiting_message(player)
+            return NotYourTurn("VR-4", f"{player} has already submitted a move this turn; "
+                                       "it is final.")
+        if player in self.eliminated:
+            return NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
+                                       f"{self.eliminated[player]}; it no longer moves.")
+        return super().turn_refusal(player)
 
     def execute(self, player: str, command: Any) -> None:
-        """Run a command; the end cites VR-10, an eliminated family's player VR-9."""
+        """Run a command; a command after the end cites VR-10."""
         try:
             super().execute(player, command)
         except GameFinished:
             raise GameFinished("VR-10", "The game is over; no more moves.") from None
-        except NotYourTurn:
-            if player in self.eliminated and not self.finished:
-                raise NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
-                                          f"{self.eliminated[player]}; it no longer moves.") from None
-            raise
 
     def list_moves(self, player: str) -> list[dict[str, Any]]:
         """Every living family may take either metamorphosis in either direction (VR-4)."""
