@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pytest
 
 from api.viewer import describe_events
-from domain import available_games
+from domain import available_games, game_class
+from domain.core import event_record
 from tests.browser.site import Site, StoredGame, store_random_game
 
 
@@ -231,3 +233,26 @@ def test_a_game_in_progress_is_described_up_to_its_last_event(site: Site):
     records = games.records(game.game_id)
     texts = describe_events("voodoo-prince", records, game.players, {"rounds": 2}, strict=True)
     assert len(texts) == len(records)
+
+
+SMALL_OPTIONS = {"voodoo-prince": {"rounds": 2}, "vampire-queen": {"phases": 2},
+                 "vampir": {"rounds": 1}, "vampiring": {}}
+
+
+@pytest.mark.parametrize("key", available_games())
+def test_every_table_size_is_described(key: str):
+    cls = game_class(key)
+    for count in range(cls.MIN_PLAYERS, cls.MAX_PLAYERS + 1):
+        # Check one random game at every table size reads in plain words, for everybody
+        players = [f"P{i}" for i in range(count)]
+        options = SMALL_OPTIONS.get(key, {})
+        game = cls.start(players, seed=count, options=options)
+        rng = random.Random(count)
+        while not game.finished:
+            player = rng.choice(game.to_act)
+            game.execute(player, rng.choice(game.legal_moves(player)))
+        records = [event_record(e) for e in game.collect_events()]
+        texts = describe_events(key, records, players, game.options, strict=True)
+        for item in texts:
+            for text in [item["text"], *item.get("seen", {}).values()]:
+                assert text.endswith(".") and not re.search(r"None|\{|\[", text), (count, item)
