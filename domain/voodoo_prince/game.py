@@ -6,7 +6,17 @@ from typing import Any
 
 from eventsourcing.domain import event
 
-from domain.core import HOST_ONLY, PER_PLAYER, BadCommand, Command, Game, Option, Param, Refusal
+from domain.core import (
+    HOST_ONLY,
+    PER_PLAYER,
+    BadCommand,
+    Command,
+    Game,
+    NotYourTurn,
+    Option,
+    Param,
+    Refusal,
+)
 from domain.voodoo_prince import setup
 from domain.voodoo_prince.cards import (
     COLOUR_NAMES,
@@ -90,6 +100,13 @@ class VoodooPrince(Game):
     def to_act(self) -> list[str]:
         """The dealer choosing trump, the leader, or the next active player in the trick."""
         return [] if self.finished or self.turn is None else [self.turn]
+
+    def turn_refusal(self, player: str) -> NotYourTurn:
+        """While the dealer still chooses trump, the others wait under VP-3."""
+        if self.trump is None and self.turn == self.dealer:
+            return NotYourTurn("VP-3", f"{self.dealer} deals and chooses trump first; "
+                                       f"{player} waits.")
+        return super().turn_refusal(player)
 
     @property
     def active(self) -> list[str]:

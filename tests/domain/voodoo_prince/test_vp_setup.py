@@ -108,9 +108,11 @@ def test_vp3_last_player_deals_chooses_trump_then_leads():
     # Fail to lead before choosing trump
     card = t.game.hands["Ulrich"][0]
     t.refuse("Ulrich", {"type": "play", "card": card}, "VP-3")
-    # Fail to let Carsten choose trump: only the dealer chooses
-    with pytest.raises(NotYourTurn):
-        t.game.execute("Carsten", {"type": "choose_trump", "trump": "G"})
+    # Fail to let Carsten choose trump or play: only the dealer acts, and VP-3 says why
+    for command in ({"type": "choose_trump", "trump": "G"}, {"type": "play", "card": "R1"}):
+        with pytest.raises(NotYourTurn) as refused:
+            t.game.execute("Carsten", command)
+        assert refused.value.rule == "VP-3"
     # Fail to name a colour that does not exist
     with pytest.raises(BadCommand):
         t.game.execute("Ulrich", {"type": "choose_trump", "trump": "X"})
