@@ -267,6 +267,7 @@ function vampiring(s, ctx) {
     }
   }
   const box = el("div", { class: "ring", "data-size": ringSize });
+  box.style.width = `min(100%, ${Math.max(34, ringSize * 2.4)}rem)`; // room for every card
   const radius = 43; // percent of the ring box, to the centre of each card
   s.ring.forEach((card, position) => {
     const angle = (2 * Math.PI * position) / ringSize - Math.PI / 2;
@@ -274,7 +275,7 @@ function vampiring(s, ctx) {
     const node = el("div", {
       class: ["ring-card", owner ? `home fam-${family[owner]}` : `rc-${card}`, haunted.has(position) ? "haunted" : "",
         fought.has(position) ? "fought" : ""].join(" "),
-      "data-position": position, "data-card": card,
+      "data-position": position, "data-card": card, title: owner ? `${owner}'s Home` : card,
     },
     el("span", { class: "rc-name" }, owner ? `⌂ ${owner}` : `${VR_CARDS[card] || ""} ${card}`),
     el("span", { class: "rc-pos" }, `#${position}`),
@@ -285,6 +286,8 @@ function vampiring(s, ctx) {
     }, v.shape))));
     node.style.left = `${50 + radius * Math.cos(angle)}%`;
     node.style.top = `${50 + radius * Math.sin(angle)}%`;
+    // Neighbours are 2π·radius/size apart: narrower cards on a longer ring never overlap.
+    node.style.width = `calc(${((2 * Math.PI * radius) / ringSize).toFixed(2)}% - 0.5rem)`;
     box.append(node);
   });
   const turn = pub.turn;
