@@ -1,4 +1,10 @@
-"""Dealing a phase from the seed or from a stacked deal (VQ-2, VQ-3, rules page "Stacked deal")."""
+"""Dealing a phase from the seed or from a stacked deal (VQ-2, VQ-3, rules page "Stacked deal").
+
+A seeded phase n shuffles the 108 cards with gruft-shuffle-v1 under the label
+``vampire-queen/phase/<n>``, starting from the unshuffled order 8 × "1", 8 × "2", …, 8 × "13",
+4 × "Q". Seat 0 takes the first block of the table amount, seat 1 the next, and so on; the rest
+is set aside for the phase. The slayers are never shuffled: they stay where VQ-2/VQ-3 put them.
+"""
 
 from __future__ import annotations
 

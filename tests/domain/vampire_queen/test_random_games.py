@@ -35,20 +35,25 @@ NAMES = ["Ann", "Ben", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon", "
 
 
 def candidates(game: Any, player: str, rng: random.Random) -> list[dict[str, Any]]:
-    """Commands worth trying now, most of them illegal: every single card, sets of every value
-    at the round's count and beside it, Queens, slayer mixes, and random parts of the hand."""
+    """Commands worth trying now, a superset of the legal ones and mostly illegal: every single
+    card; for every value, sets of j vampires and i Queens (any size when leading, the round's
+    count and one either side when raising), one more of each than the hand holds; slayer
+    mixes; random parts of the hand, alone and with one more card."""
     hand = game.private_state(player)["hand"]
-    count = max(game.public_state()["count"], 1)
+    public = game.public_state()
+    leading = not public["plays"]
+    queens = min(hand.count(QUEEN) + 1, 4)
     out = [PASS, play(), *(play(code) for code in CODES)]
     for value in VAMPIRES:
-        for k in {count - 1, count, count + 1} - {0}:
-            out.append(play(*[value] * k))
-            out.append(play(*[value] * (k - 1), QUEEN))
-    out += [play(*[QUEEN] * k) for k in range(2, 6)]
+        most = hand.count(value) + 1
+        for j in range(most + 1):
+            for i in range(queens + 1):
+                if j + i and (leading or abs(j + i - public["count"]) <= 1):
+                    out.append(play(*[value] * j, *[QUEEN] * i))
     out += [play("5", "6"), play("13", "12", "Q"), play("S15", "S20"), play("S20", "7"),
             play("Q", "S15"), play("1", "1", "1", "1", "1", "1", "1", "1", "1")]
     for _ in range(6):
-        part = rng.sample(hand, rng.randint(1, min(len(hand), count + 1)))
+        part = rng.sample(hand, rng.randint(1, min(len(hand), public["count"] + 1)))
         out.append(play(*part))
         out.append(play(*part, rng.choice(CODES)))
     # Card lists in canonical order: the game accepts any order, but lists (and the check
@@ -125,7 +130,7 @@ def test_random_full_games(seed, count, phases, stacked):
     players = NAMES[:count]
     options = {"phases": phases}
     deal = random_deal(rng, players, phases) if stacked else None
-    checks = Checks(random.Random(seed + 1), {rng.randint(1, 60), rng.randint(61, 400)})
+    checks = Checks(random.Random(seed + 1), {rng.randint(1, 80), rng.randint(81, 300)})
     table = play_random(GAME, players, seed=seed, rng=rng, options=options, deal=deal,
                         after_each=checks, rebuild_every=97)
     check_finished(table, players, seed, options, deal)
