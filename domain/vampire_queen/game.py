@@ -11,7 +11,17 @@ from typing import Any
 
 from eventsourcing.domain import event
 
-from domain.core import HOST_ONLY, PER_PLAYER, BadCommand, Command, Game, Option, Param, Refusal
+from domain.core import (
+    HOST_ONLY,
+    PER_PLAYER,
+    BadCommand,
+    Command,
+    Game,
+    GameFinished,
+    Option,
+    Param,
+    Refusal,
+)
 from domain.vampire_queen import deal as dealing
 from domain.vampire_queen.cards import (
     ORDER,
@@ -113,6 +123,14 @@ class VampireQueen(Game):
         self._reset_round(start)
 
     # -- commands -------------------------------------------------------------------------
+
+    def execute(self, player: str, command: Any) -> None:
+        """Run a command; one sent after the last phase cites VQ-17, the ruling that ended it."""
+        try:
+            super().execute(player, command)
+        except GameFinished:
+            raise GameFinished("VQ-17", "The game is over after the last phase; "
+                                        "no more commands.") from None
 
     def play(self, player: str, cards: list[str]) -> None:
         """Lead or raise with a set, lead a slayer, or play one card in a slayer round."""

@@ -185,8 +185,9 @@ def test_vq16_minus_points_add_up_over_phases_and_vq17_ends_after_the_last():
     assert table.game.winners == ["Cid"] and events[3].winners == ["Cid"]
     # Check nothing more can be done once finished.
     assert table.game.to_act == [] and all(table.game.legal_moves(p) == [] for p in QUICK)
-    with pytest.raises(GameFinished):
-        table.game.execute("Ann", play("2"))
+    for player in QUICK:
+        assert table.refuse(player, play("2"), "VQ-17").__class__ is GameFinished
+        table.refuse(player, PASS, "VQ-17")
     view = table.game.view(SPECTATOR)
     assert view["status"] == "finished" and view["winners"] == ["Cid"]
 
