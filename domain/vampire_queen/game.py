@@ -68,7 +68,7 @@ class VampireQueen(Game):
         self._reset_round(self.players[0])
 
     def _reset_round(self, start: str) -> None:
-        # Called from event bodies only: plain assignments.
+        # Called only inside events (creation, a deal, a round's end): plain assignments.
         self.start = start
         self.start_seat = self.players.index(start)
         self.turn = 0  # turns taken in this round
@@ -297,9 +297,8 @@ class VampireQueen(Game):
         """Every legal command of the player to act."""
         hand = self.hands[player]
         if self.turn == 0:
-            barred = self.barred["slayer"] if self.barred and self.barred["player"] == player \
-                else None
-            return lead_moves(hand, barred)
+            barred = self.barred if self.barred and self.barred["player"] == player else None
+            return lead_moves(hand, barred["slayer"] if barred else None)  # VQ-14
         if self.slayer is not None:
             return slayer_round_moves(hand)
         return raise_moves(hand, self.count, self.high)
