@@ -228,3 +228,25 @@ def test_vq12_only_a_player_holding_nothing_but_the_slayer_may_pass():
     # Check Nina, holding vampires, has no pass; the forced pass is only for a lone slayer.
     assert ("pass",) not in moves(table, "Nina")
     table.refuse("Nina", PASS, "VQ-10")
+
+
+def test_vq15_a_start_player_left_with_only_a_slayer_leads_it_and_goes_out():
+    table = stacked_table(FORCED, {
+        "Dan": ["12"] * 8 + ["Q"] * 3 + ["3", "13"], "Ann": ["2"], "Ben": ["4", "5"],
+    })
+    script = [
+        ("Ann", play("2")), ("Ben", PASS), ("Dan", play("13")),
+        ("Dan", play(*["12"] * 8, "Q", "Q", "Q")), ("Ann", PASS), ("Ben", PASS),
+        ("Dan", play("3")), ("Ann", PASS), ("Ben", PASS),  # nobody beats the 3: Dan leads again
+    ]
+    for player, command in script:
+        table.act(player, command)
+    # Check Dan, start player holding only S15, has exactly one lead: the slayer (VQ-4, VQ-9).
+    assert hand(table, "Dan") == ["S15"] and moves(table, "Dan") == {("S15",)}
+    table.act("Dan", play("S15"))
+    table.act("Ann", play("1"))
+    events = table.act("Ben", play("5"))
+    # Check Ben takes S15 (VQ-11); Dan's hand stays empty, so the phase ends with Dan at 0.
+    assert table.types(events) == ["Played", "RoundEnded", "PhaseScored", "PhaseDealt"]
+    assert events[1].taker == "Ben" and events[2].minus["Dan"] == 0
+    assert state(table)["slayers"] == {"S15": "Ben", "S20": "Ann"}
