@@ -25,6 +25,7 @@ def test_bench_runs_every_measurement_and_ends_with_json(monkeypatch, capsys):
     # Check every figure the issue names is there, per game where it is per game.
     assert set(figures["domain_steps_per_s"]) == games
     assert set(figures["replay_events_per_s"]) == games
+    assert set(figures["eventsourcing_baseline_matched_events_per_s"]) == games
     for name in ("rlcard_doudizhu_steps_per_s", "rlcard_uno_steps_per_s",
                  "eventsourcing_baseline_events_per_s", "api_command_p50_ms",
                  "api_command_p99_ms", "api_commands_per_s", "flask_hello_per_s"):
