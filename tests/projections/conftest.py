@@ -1,0 +1,94 @@
+"""Fixtures of the read-model tests: apps on SQLite and PostgreSQL, and one populated store each."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from api import create_app
+from domain.core import Game
+from service.app import Games
+from service.readmodels import ReadModelRunner, read_models
+from tests.conftest import POSTGRES_DSN, postgres_available
+from tests.projections.kit import create_games, play
+
+WAIT = {"GRUFT_VIEWS_WAIT": "120"}  # a loaded test machine may lag more than the default 5 s
+
+
+@pytest.fixture
+def storage_app(storage_env):
+    """The Flask app on a fresh store (each storage); its runner is stopped afterwards."""
+    app = create_app({"TESTING": True, "GRUFT_ENV": {**storage_env, **WAIT}})
+    yield app
+    read_models(app.extensions["gruft"]).close()
+
+
+def postgres_schema() -> Iterator[str]:
+    """A fresh PostgreSQL schema, dropped afterwards (skips without PostgreSQL)."""
+    if not postgres_available():
+        pytest.skip("PostgreSQL not available (run through scripts/test.sh)")
+    import psycopg
+
+    schema = f"gruft_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    yield schema
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def spare_schema() -> Iterator[str]:
+    """Another PostgreSQL schema (e.g. for a second set of views over the same log)."""
+    yield from postgres_schema()
+
+
+def postgres_settings(schema: str, data_dir: str) -> dict[str, str]:
+    """The storage environment of a PostgreSQL schema."""
+    return {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": "test",
+            "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432", "POSTGRES_USER": "postgres",
+            "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": schema, "GRUFT_DATA_DIR": data_dir}
+
+
+@dataclass
+class Populated:
+    """A store with games of every kind, finished and not, and views kept incrementally."""
+
+    env: dict[str, str]
+    app: Any
+    games: Games
+    live: list[Game]
+    loads: int  # games the restarted runner had to load from the store
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def populated(request, tmp_path_factory) -> Iterator[Populated]:
+    """Games played while a runner follows them, stopped and restarted mid-way (per storage)."""
+    folder = tmp_path_factory.mktemp("populated")
+    schemas = postgres_schema() if request.param == "postgres" else None
+    if schemas is not None:
+        env = postgres_settings(next(schemas), str(folder / "data"))
+    else:
+        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+               "SQLITE_DBNAME": str(folder / "games.sqlite"), "GRUFT_DATA_DIR": str(folder)}
+    app = create_app({"TESTING": True, "GRUFT_ENV": {**env, **WAIT}})
+    games: Games = app.extensions["gruft"]
+    rng = random.Random(5)
+    with ReadModelRunner(env):  # follows the first half of the play as it is stored
+        to_finish, to_leave = create_games(games, rng, per_game=2, unfinished=1)
+        play(games, to_finish, rng, finish=False, max_chunks=2)
+    with ReadModelRunner(env) as runner:  # a restart: games in progress are loaded once
+        play(games, to_finish, rng)
+        play(games, to_leave, rng, finish=False, max_chunks=1)
+        runner.wait(runner.head(), timeout=300)
+        loads = runner.projection.loads
+    live = sorted(to_finish + to_leave, key=lambda g: g.created_on)
+    yield Populated(env, app, games, live, loads)
+    read_models(games).close()
+    if schemas is not None:
+        next(schemas, None)
