@@ -233,14 +233,15 @@ class ReadModels:
         """Wait until the views include every event stored before this call (bounded).
 
         True when they do. After a timeout the caller answers from the views as they are;
-        while the position stays where it stalled, later reads do not wait again.
+        while the position stays where it stalled (no runner?), later reads do not wait
+        again unless they name a timeout.
         """
         target = self._head() or 0
         position = self.position()
         if position >= target:
             self._stalled_at = None
             return True
-        if self._stalled_at == position:
+        if self._stalled_at == position and timeout is None:
             return False
         deadline = time.monotonic() + (self.wait_seconds if timeout is None else timeout)
         delay = 0.002

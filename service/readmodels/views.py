@@ -105,8 +105,12 @@ class ReadModelView:
 
     def sql(self, template: str) -> str:
         """A statement with this database's table names and parameter style."""
-        text = template.format(pk=self.primary_key, **self._names())
-        return text.replace("%s", self.placeholder)
+        cache = self.__dict__.setdefault("_sql_cache", {})
+        text = cache.get(template)
+        if text is None:
+            text = template.format(pk=self.primary_key, **self._names())
+            text = cache[template] = text.replace("%s", self.placeholder)
+        return text
 
     def view_ddl(self) -> list[str]:
         """The statements that create the views' tables and indexes."""
@@ -124,6 +128,13 @@ class ReadModelView:
         with self._transaction(commit=True) as c:
             self.apply_in(c, update, tracking.notification_id)
             self._insert_tracking(c, tracking)  # type: ignore[attr-defined]
+
+    @contextmanager
+    def bulk(self) -> Iterator[Callable[[GameUpdate, int], None]]:
+        """Many updates in one transaction, through the very statements of `apply` (no tracking:
+        for bulk loads and benchmarks, never for following the log)."""
+        with self._transaction(commit=True) as c:
+            yield lambda update, position: self.apply_in(c, update, position)
 
     def apply_in(self, c: Any, update: GameUpdate, position: int) -> None:
         """The statements of one game event, inside the caller's transaction."""
@@ -191,27 +202,28 @@ class ReadModelView:
 
     def games_query(self, game: str | None, status: str | None, player: str | None,
                     after: int, limit: int) -> tuple[str, list[Any]]:
-        """The SQL of one page of the index: an index range on a monotonic key, never a scan."""
+        """The SQL of one page of the index: an index range on a monotonic key, never a scan.
+
+        With `player`, the page's positions come first from the players' index (a range of
+        at most `limit` rows), then their rows by primary key; the caller orders that page.
+        """
         columns = "g.position, g.game_id, g.game, g.players, g.status, g.version, g.created_at"
-        where: list[str] = []
-        params: list[Any] = []
-        if player is not None:
-            source = "{players} p JOIN {games} g ON g.position = p.position"
-            key = "p"
-            where.append("p.player = %s")
-            params.append(player)
-        else:
-            source, key = "{games} g", "g"
-        if game is not None:
-            where.append(f"{key}.game = %s")
-            params.append(game)
-        if status is not None:
-            where.append(f"{key}.status = %s")
-            params.append(status)
+        key = "p" if player is not None else "g"
+        where, params = [], []
+        for column, value in (("player", player), ("game", game), ("status", status)):
+            if value is not None:
+                where.append(f"{key}.{column} = %s")
+                params.append(value)
         where.append(f"{key}.position > %s")
         params += [after, limit]
-        text = (f"SELECT {columns} FROM {source} WHERE {' AND '.join(where)} "
-                f"ORDER BY {key}.position LIMIT %s")
+        condition = " AND ".join(where)
+        if player is None:
+            text = (f"SELECT {columns} FROM {{games}} g WHERE {condition} "
+                    "ORDER BY g.position LIMIT %s")
+        else:
+            text = (f"SELECT {columns} FROM (SELECT p.position FROM {{players}} p "
+                    f"WHERE {condition} ORDER BY p.position LIMIT %s) page "
+                    "JOIN {games} g ON g.position = page.position")
         return self.sql(text), params
 
     def games_page(self, game: str | None = None, status: str | None = None,
@@ -222,7 +234,7 @@ class ReadModelView:
         text, params = self.games_query(game, status, player, after, limit + 1)
         with self._transaction(commit=False) as c:
             c.execute(text, params)
-            rows = c.fetchall()
+            rows = sorted(c.fetchall(), key=lambda row: int(row["position"]))
         page = [summary(row) for row in rows[:limit]]
         cursor = int(rows[limit - 1]["position"]) if len(rows) > limit else None
         return page, cursor
@@ -366,6 +378,24 @@ class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
     def create_table(self) -> None:
         _retry_concurrent_ddl(super().create_table)
         self.create_view_tables()
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[Any]:
+        if not commit:
+            with self.datastore.transaction(commit=False) as cursor:
+                yield cursor
+            return
+        with self.datastore.get_connection() as conn, conn.transaction():
+            cursor = conn.cursor()
+            # Like SQLite's NORMAL above: no wait for the WAL flush of each commit; a server
+            # crash may lose the last updates, each with its tracking record, never one alone.
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            yield cursor
+
+    def insert_tracking(self, tracking: Tracking) -> None:
+        """Move the position past an event that changes no view."""
+        with self._transaction(commit=True) as c:
+            self._insert_tracking(c, tracking)
 
     def _forget_statement(self) -> str:
         table = f"{_quoted(self.datastore.schema)}.{_quoted(self.tracking_table_name)}"
