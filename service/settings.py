@@ -24,6 +24,12 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     if module == "eventsourcing.sqlite" and dbname and not dbname.startswith(("file:", ":memory:")):
         Path(dbname).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
     env.setdefault("SQLITE_LOCK_TIMEOUT", "10")
+    # eventsourcing opens POSTGRES_POOL_SIZE connections per Application (its default: 5) and
+    # grows to that plus POSTGRES_MAX_OVERFLOW. A gunicorn sync worker runs one request at a
+    # time, so 2 kept open per worker lets many workers on many machines share one server's
+    # max_connections (100 by default); bursts still get up to 10.
+    env.setdefault("POSTGRES_POOL_SIZE", "2")
+    env.setdefault("POSTGRES_MAX_OVERFLOW", "8")
     env.setdefault("AGGREGATE_CACHE_MAXSIZE", "1000")
     env.setdefault("AGGREGATE_CACHE_FASTFORWARD", "y")
     # eventsourcing builds its snapshot store only when this is set (or when the Application
