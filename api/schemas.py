@@ -10,6 +10,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 from domain import GAME_MODULES
 
 MAX_PLAYERS_LISTED = 12
+MAX_CURSOR = (1 << 63) - 1  # positions and versions are 64-bit integers in every store
 
 
 class StrictSchema(Schema):
@@ -88,7 +89,7 @@ class GamesQuery(StrictSchema):
     game = fields.String()
     status = fields.String(validate=validate.OneOf(["in_progress", "finished"]))
     player = fields.String(validate=validate.Length(1, 40))
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_CURSOR))
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
 
 
@@ -116,7 +117,7 @@ class SeatQuery(StrictSchema):
 class CommandBody(StrictSchema):
     type = fields.String(required=True, metadata={"description": "see the rules page of the game"})
     player = fields.String(metadata={"description": "the host acts for this player"})
-    expected_version = fields.Integer(validate=validate.Range(min=0))
+    expected_version = fields.Integer(validate=validate.Range(0, MAX_CURSOR))
     cards = fields.List(fields.String(validate=validate.Length(max=20)),
                         validate=validate.Length(max=120))
     card = fields.String(validate=validate.Length(max=20))
@@ -145,7 +146,7 @@ class LegalMoves(Schema):
 
 
 class EventsQuery(StrictSchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_CURSOR))
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
 
 

@@ -23,6 +23,7 @@ from flask_smorest import Blueprint
 from api.auth import MAX_TOKEN_LENGTH, bearer_token
 from api.errors import error_response
 from api.games import games
+from api.schemas import MAX_CURSOR
 from domain import available_games, game_class
 from domain.core import BadSetup, Game, Viewer
 from domain.core.visibility import redact_event_data
@@ -67,7 +68,7 @@ def game_list():
     # A hand-edited query string narrows nothing rather than failing.
     game = game if game in keys else None
     status = status if status in ("in_progress", "finished") else None
-    after = int(after) if after.isdigit() else 0
+    after = int(after) if after.isdigit() and int(after) <= MAX_CURSOR else 0
     page, cursor = games().list_games(game, status, player, after, LIST_PAGE_SIZE)
     for summary in page:
         summary["title"] = TITLES.get(summary["game"], summary["game"])
