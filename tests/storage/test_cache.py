@@ -30,8 +30,8 @@ def refused_commands(games: Games, game_id) -> list[tuple[dict, type[Exception]]
 
 
 @pytest.mark.parametrize("key", games_under_test())
-def test_refused_commands_leave_cache_and_store_untouched(storage_env, key):
-    games = Games(env=storage_env)
+def test_refused_commands_leave_cache_and_store_untouched(make_games, key):
+    games = make_games()
     game_id = new_game(games, key, seed=3)
     advance(games, game_id, random.Random(3), 3)
     cached = games.repository.get(game_id, deepcopy_from_cache=False)
@@ -51,8 +51,8 @@ def test_refused_commands_leave_cache_and_store_untouched(storage_env, key):
     assert state_of(cached) == before and games.records(game_id) == records
 
 
-def test_commands_run_on_a_copy_and_cache_is_replaced_not_mutated(storage_env):
-    games = Games(env=storage_env)
+def test_commands_run_on_a_copy_and_cache_is_replaced_not_mutated(make_games):
+    games = make_games()
     for n, key in enumerate(games_under_test()):
         game_id = new_game(games, key, seed=n)
         cached = games.repository.get(game_id, deepcopy_from_cache=False)
@@ -67,9 +67,9 @@ def test_commands_run_on_a_copy_and_cache_is_replaced_not_mutated(storage_env):
         assert state_of(now) == state_of(fresh(games, game_id))
 
 
-def test_cache_is_forwarded_when_another_application_wrote(storage_env):
+def test_cache_is_forwarded_when_another_application_wrote(make_games):
     # Two Applications on one store stand for two workers (or two machines).
-    first, second = Games(env=storage_env), Games(env=storage_env)
+    first, second = make_games(), make_games()
     for n, key in enumerate(games_under_test()):
         game_id = new_game(first, key, seed=n)
         stale = first.game(game_id)  # cached in the first

@@ -82,10 +82,10 @@ def race_threads(apps: list[Games], gate: Gate, game_id: UUID, commands: list[di
     return outcomes
 
 
-def test_threads_race_for_one_version(storage_env):
+def test_threads_race_for_one_version(make_games):
     # Racers split over two Applications on one store: two caches, one store.
-    setup = Games(env=storage_env)
-    apps = [Games(env=storage_env), Games(env=storage_env)]
+    setup = make_games()
+    apps = [make_games(), make_games()]
     gate = Gate()
     for app in apps:
         gate_commands(app, gate)
@@ -105,8 +105,8 @@ def test_threads_race_for_one_version(storage_env):
         assert apps[0].game(game_id).version == apps[1].game(game_id).version
 
 
-def test_threads_free_for_all(storage_env):
-    apps = [Games(env=storage_env), Games(env=storage_env)]
+def test_threads_free_for_all(make_games):
+    apps = [make_games(), make_games()]
     game_ids = [new_game(apps[0], key, seed=n) for n, key in enumerate(games_under_test())]
     first = {g: apps[0].game(g).version for g in game_ids}
     caps = {str(g): v + EXTRA for g, v in first.items()}
@@ -134,10 +134,10 @@ def collect(results: Any, count: int) -> list[Any]:
     return got
 
 
-def test_processes_race(storage_env):
+def test_processes_race(storage_env, make_games):
     # Three processes, each with its own Application (three on one SQLite file, or on
     # PostgreSQL): first racing for one version of each game, then a free-for-all.
-    setup = Games(env=storage_env)
+    setup = make_games()
     races: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in range(PROCESSES)]
     raced: dict[UUID, int] = {}
     for n, key in enumerate(games_under_test()):

@@ -7,24 +7,23 @@ import random
 import pytest
 
 from domain.core import HOST, SPECTATOR, Viewer
-from service import Games
-from service.settings import DEFAULT_SNAPSHOT_INTERVAL, storage_env
+from service import Games, settings
 from tests.storage.kit import advance, check_log, games_under_test, new_game, state_of
 
 INTERVAL = 3  # small, so a short game has many snapshots and many versions between them
 
 
 def test_snapshots_are_on_by_default(sqlite_env):
-    env = storage_env(dict(sqlite_env))
-    assert env["SNAPSHOT_INTERVAL"] == str(DEFAULT_SNAPSHOT_INTERVAL)
+    env = settings.storage_env(dict(sqlite_env))
+    assert env["SNAPSHOT_INTERVAL"] == str(settings.DEFAULT_SNAPSHOT_INTERVAL)
     assert Games(env=sqlite_env).snapshots is not None
     assert Games(env={**sqlite_env, "SNAPSHOT_INTERVAL": "0"}).snapshots is None
 
 
 @pytest.mark.parametrize("key", games_under_test())
-def test_state_with_and_without_snapshots_is_identical_at_every_version(storage_env, key):
-    snapshotting = Games(env={**storage_env, "SNAPSHOT_INTERVAL": str(INTERVAL)})
-    plain = Games(env={**storage_env, "SNAPSHOT_INTERVAL": "0"})  # same store, events only
+def test_state_with_and_without_snapshots_is_identical_at_every_version(make_games, key):
+    snapshotting = make_games(SNAPSHOT_INTERVAL=str(INTERVAL))
+    plain = make_games(SNAPSHOT_INTERVAL="0")  # same store, events only
     game_id = new_game(snapshotting, key, seed=11)
     advance(snapshotting, game_id, random.Random(11), 10_000)
     game = snapshotting.game(game_id)
