@@ -215,6 +215,11 @@ class Games(Application):
             self.save(game)
         except IntegrityError:
             raise Conflict("another command was stored first; reload and try again") from None
+        if self.repository.cache is not None:
+            # The saved copy is what the store now holds and nothing changes it any more: the
+            # cache keeps it, so the next command skips a copy and a fast-forward (measured:
+            # ~0.3 ms CPU per command, bench/README.md).
+            self.repository._offer(game.id, game)
         return game.version, [self._shown(game, e, viewer) for e in new_events]
 
     def _acting_player(self, game: Game, viewer: Viewer, named: Any) -> str:
