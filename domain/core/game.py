@@ -137,6 +137,7 @@ class Game(Aggregate):
     # event type -> {field: redaction policy} (see domain.core.visibility)
     SECRET_FIELDS = {}
     TURN_RULE = ""  # the ruling that says whose turn it is
+    END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
 
     class Event(Aggregate.Event):
         prev_hash: str
@@ -263,7 +264,8 @@ class Game(Aggregate):
             raise BadCommand(f"{self.KEY} has no command {type_!r} (known: {', '.join(self.COMMANDS)})")
         fields = spec.read(type_, command)
         if self.finished:
-            raise GameFinished(self.TURN_RULE, "The game is over; no more commands.")
+            raise GameFinished(self.END_RULE or self.TURN_RULE,
+                               "The game is over; no more commands.")
         if player not in self.to_act:
             raise self.turn_refusal(player)
         getattr(self, spec.method)(player, **fields)

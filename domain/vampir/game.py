@@ -41,6 +41,7 @@ class Vampir(Game):
     MIN_PLAYERS = 3
     MAX_PLAYERS = 5
     TURN_RULE = TURN_RULE
+    END_RULE = "VA-11"  # after the last round the highest total wins
     OPTIONS = {"rounds": Option(default=3, low=1, high=10)}
     COMMANDS = {
         "draw": Command("draw", {}),

@@ -17,7 +17,6 @@ from domain.core import (
     BadCommand,
     Command,
     Game,
-    GameFinished,
     Option,
     Param,
     Refusal,
@@ -46,6 +45,7 @@ class VampireQueen(Game):
     MIN_PLAYERS = 3
     MAX_PLAYERS = 12
     TURN_RULE = "VQ-1"  # one turn each per round, clockwise from the start player
+    END_RULE = "VQ-17"  # the game ends after the last phase
     OPTIONS = {"phases": Option(5, 1, 20)}
     COMMANDS = {
         "play": Command("play", {"cards": Param(list)}),
@@ -123,14 +123,6 @@ class VampireQueen(Game):
         self._reset_round(start)
 
     # -- commands -------------------------------------------------------------------------
-
-    def execute(self, player: str, command: Any) -> None:
-        """Run a command; one sent after the last phase cites VQ-17, the ruling that ended it."""
-        try:
-            super().execute(player, command)
-        except GameFinished:
-            raise GameFinished("VQ-17", "The game is over after the last phase; "
-                                        "no more commands.") from None
 
     def play(self, player: str, cards: list[str]) -> None:
         """Lead or raise with a set, lead a slayer, or play one card in a slayer round."""

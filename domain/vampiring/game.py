@@ -12,7 +12,6 @@ from domain.core import (
     BadSetup,
     Command,
     Game,
-    GameFinished,
     NotYourTurn,
     Option,
     Param,
@@ -41,6 +40,7 @@ class VampiRing(Game):
     MIN_PLAYERS = 2
     MAX_PLAYERS = 6
     TURN_RULE = "VR-4"
+    END_RULE = "VR-10"
     OPTIONS = {
         "variant": Option("castle", choices=("castle", "mansion")),  # VR-3
         "max_turns": Option(None, 1, 10000, nullable=True),  # VR-12
@@ -125,13 +125,6 @@ class VampiRing(Game):
             return NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
                                        f"{self.eliminated[player]}; it no longer moves.")
         return super().turn_refusal(player)
-
-    def execute(self, player: str, command: Any) -> None:
-        """Run a command; a command after the end cites VR-10."""
-        try:
-            super().execute(player, command)
-        except GameFinished:
-            raise GameFinished("VR-10", "The game is over; no more moves.") from None
 
     def list_moves(self, player: str) -> list[dict[str, Any]]:
         """Every living family may take either metamorphosis in either direction (VR-4)."""

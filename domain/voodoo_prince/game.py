@@ -49,6 +49,7 @@ class VoodooPrince(Game):
     }
     SECRET_FIELDS = {"RoundDealt": {"hands": PER_PLAYER, "undealt": HOST_ONLY}}
     TURN_RULE = "VP-5"
+    END_RULE = "VP-13"  # after the last round the game is decided
 
     # -- setup ----------------------------------------------------------------------------
 

@@ -137,3 +137,5 @@ def test_va11_one_point_per_head_and_a_tie_gives_several_winners():
     assert table.game.winners == [ANN, BEN]
     assert table.game.public_state()["last_round"]["points"] == {ANN: 5, BEN: 5, CAT: 0}
     table.check_rebuilt()
+    # Fail to draw once the last round is over: the game is decided (VA-11).
+    table.refuse(ANN, {"type": "draw"}, "VA-11")
