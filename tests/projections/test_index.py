@@ -108,3 +108,18 @@ def test_several_workers_share_one_runner(sqlite_env):
     finally:
         for worker in workers:
             read_models(worker.extensions["gruft"]).close()
+
+
+def test_the_in_memory_store_serves_the_index_too(tmp_path):
+    from api import create_app
+
+    app = create_app({"TESTING": True, "GRUFT_ENV": {"PERSISTENCE_MODULE": "eventsourcing.popo",
+                                                     "GRUFT_DATA_DIR": str(tmp_path)}})
+    try:
+        client = app.test_client()
+        created = client.post("/games", json={"game": "voodoo-prince", "players": ["a", "b"]})
+        # Check the runner follows the very Application that holds the in-memory games
+        listed = client.get("/games?player=a").json["games"]
+        assert [g["game_id"] for g in listed] == [created.json["game_id"]]
+    finally:
+        read_models(app.extensions["gruft"]).close()
