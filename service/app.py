@@ -6,6 +6,7 @@ the game's `view` / `redact`, so secrets are stripped in one place.
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 import time
@@ -23,7 +24,7 @@ from eventsourcing.application import (
     Repository,
     project_aggregate,
 )
-from eventsourcing.persistence import IntegrityError, InternalError
+from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
@@ -36,6 +37,7 @@ EVENTS_PAGE_MAX = 1000
 CREDENTIALS_CACHE_SIZE = 10_000  # games whose token hashes a worker keeps in memory
 DDL_ATTEMPTS = 8  # tries at creating the tables while other workers create them too
 T = TypeVar("T")
+log = logging.getLogger("gruft.storage")
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,19 @@ class Games(Application):
             fastforward=True,
             deepcopy_from_cache=True,
         )
+
+    def take_snapshot(self, aggregate_id: UUID, version: int | None = None,
+                      projector_func: ProjectorFunction[Any, Any] = project_aggregate) -> None:
+        """Store a snapshot; failing to is logged, never the failure of a stored command.
+
+        Snapshots are written after the command's events are committed: an error here (a
+        locked SQLite file, a slot already taken) would otherwise answer 409 or 500 for a
+        command that was stored. A missing snapshot only means replaying a few more events.
+        """
+        try:
+            super().take_snapshot(aggregate_id, version, projector_func)
+        except PersistenceError as exc:
+            log.warning("snapshot of %s at version %s not stored: %s", aggregate_id, version, exc)
 
     # -- writing --------------------------------------------------------------------------
 
