@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -48,3 +49,23 @@ def test_state_with_and_without_snapshots_is_identical_at_every_version(make_gam
     # Check the replay steps the API serves agree too (they load through the snapshots).
     for version in range(0, game.version + 1, 5):
         assert snapshotting.replay(game_id, HOST, version) == plain.replay(game_id, HOST, version)
+
+
+def test_a_snapshot_that_fails_to_store_does_not_fail_its_stored_command(make_games, caplog):
+    games = make_games(SNAPSHOT_INTERVAL=str(INTERVAL))
+    game_id = new_game(games, games_under_test()[0], seed=5)
+    game = games.game(game_id)
+    # Occupy the next snapshot slots, so storing the command's snapshot fails in the store.
+    taken = type(game).Snapshot.take(game)
+    blockers = [dataclasses.replace(taken, originator_version=v)
+                for v in range(game.version + 1, game.version + 40) if v % INTERVAL == 0]
+    games.snapshots.put(blockers)
+    before = len(games.records(game_id))
+    # Check the command is answered as stored (not 409, not 500), and it is stored, whole.
+    player = sorted(game.to_act)[0]
+    version, events = games.run_command(
+        game_id, HOST, {**game.legal_moves(player)[0], "player": player})
+    records = check_log(games, game_id)
+    assert len(records) == version > before
+    assert [e["version"] for e in events] == list(range(before + 1, version + 1))
+    assert "snapshot" in caplog.text
