@@ -52,11 +52,6 @@ def score_sign(game: str) -> int:
     return -1 if game in LOWER_SCORE_IS_BETTER else 1
 
 
-def metric_names() -> list[str]:
-    """Every per-game average any game reports (for the OpenAPI document)."""
-    return sorted({m.name for metrics in METRICS.values() for m in metrics})
-
-
 def _vq_phase_scored(data: dict[str, Any], game: Any) -> list[Sample]:
     return [(p, "minus_points_per_phase", float(v)) for p, v in data["minus"].items()]
 

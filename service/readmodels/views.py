@@ -131,8 +131,8 @@ class ReadModelView:
 
     @contextmanager
     def bulk(self) -> Iterator[Callable[[GameUpdate, int], None]]:
-        """Many updates in one transaction, through the very statements of `apply` (no tracking:
-        for bulk loads and benchmarks, never for following the log)."""
+        """Many updates in one transaction through the statements of `apply`, untracked."""
+        # For bulk loads and benchmarks only: following the log always goes through `apply`.
         with self._transaction(commit=True) as c:
             yield lambda update, position: self.apply_in(c, update, position)
 
