@@ -26,6 +26,7 @@ def storage_app(storage_env):
     app = create_app({"TESTING": True, "GRUFT_ENV": {**storage_env, **WAIT}})
     yield app
     read_models(app.extensions["gruft"]).close()
+    app.extensions["gruft"].close()
 
 
 def postgres_schema() -> Iterator[str]:
@@ -90,5 +91,6 @@ def populated(request, tmp_path_factory) -> Iterator[Populated]:
     live = sorted(to_finish + to_leave, key=lambda g: g.created_on)
     yield Populated(env, app, games, live, loads)
     read_models(games).close()
+    games.close()
     if schemas is not None:
         next(schemas, None)

@@ -108,6 +108,7 @@ def test_several_workers_share_one_runner(sqlite_env):
     finally:
         for worker in workers:
             read_models(worker.extensions["gruft"]).close()
+            worker.extensions["gruft"].close()
 
 
 def test_the_in_memory_store_serves_the_index_too(tmp_path):
@@ -123,3 +124,4 @@ def test_the_in_memory_store_serves_the_index_too(tmp_path):
         assert [g["game_id"] for g in listed] == [created.json["game_id"]]
     finally:
         read_models(app.extensions["gruft"]).close()
+        app.extensions["gruft"].close()

@@ -52,6 +52,7 @@ def test_one_runner_per_store_and_a_standby_takes_over(storage_env):
             time.sleep(0.05)
         assert view.max_tracking_id(games.name) == head
         view.factory.close()
+        games.close()
         assert not lock.acquire()
     finally:
         for proc in (holder, standby):
@@ -101,3 +102,4 @@ def test_external_runner_readers_wait_a_bounded_time(storage_env):
             runner.join(30)
     finally:
         read_models(app.extensions["gruft"]).close()
+        app.extensions["gruft"].close()
