@@ -43,7 +43,7 @@ def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 8.0
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     sizes = bench.Sizes(rounds=rounds, domain_cpu_s=0, rlcard_cpu_s=0, replay_games=0,
-                        api_seconds=seconds, api_max_requests=50_000, api_clients=4)
+                        api_seconds=seconds, api_max_requests=50_000, api_clients=int(os.environ.get("CLIENTS", "4")))
     with tempfile.TemporaryDirectory(prefix="gruft-sync-") as tmp:
         work = Path(tmp)
         results: dict[str, list[bench.Load]] = {"FULL (stock)": [], "NORMAL": []}
