@@ -13,11 +13,12 @@ def serve(args: argparse.Namespace) -> int:
     """Run the API under gunicorn; each worker builds its own Application after the fork.
 
     gunicorn's own access log is off: it would print query strings (a viewer page may carry a
-    token there); gruft logs one structured line per request itself (api.request_log).
+    token there); gruft logs one structured line per request itself (api.request_log). Its
+    control socket is off too: every gunicorn on a machine would share ~/.gunicorn/gunicorn.ctl.
     """
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
     argv = [gunicorn, "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-            "--error-logfile", "-", "api:create_app()"]
+            "--error-logfile", "-", "--no-control-socket", "api:create_app()"]
     print(f"gruft serving on http://{args.host}:{args.port} with {args.workers} worker(s)",
           flush=True)
     os.execv(argv[0], argv)

@@ -109,6 +109,8 @@ def play_random(
         player = rng.choice(to_act)
         moves = table.game.legal_moves(player)
         assert moves, f"{player} is to act but has no legal move"
+        assert len({canonical(m) for m in moves}) == len(moves), "a move is listed twice"
+        assert moves == table.game.legal_moves(player), "the listing is not deterministic"
         table.act(player, rng.choice(moves))
         steps += 1
         if steps % rebuild_every == 0:

@@ -18,9 +18,13 @@ META_FIELDS = frozenset(
 )
 
 
+# One prepared encoder: json.dumps would build a new one for every event and every move.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(value: Any) -> str:
     """The canonical JSON text: sorted keys, no spaces, UTF-8 characters kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def timestamp_text(timestamp: datetime | str) -> str:

@@ -11,7 +11,7 @@ from .kit import command, play_turn, table, where
 DUO = ["Blue", "Red"]
 TRIO = ["Blue", "Red", "Yellow"]
 # In the order legal-moves lists them (canonical JSON: direction first).
-ALL_MOVES = [command(m) for m in ("a ccw", "b ccw", "a cw", "b cw")]
+ALL_MOVES = [command(m) for m in ("a ccw", "a cw", "b ccw", "b cw")]  # the game's order
 
 
 def shapes(t, player):

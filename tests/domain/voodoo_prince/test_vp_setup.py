@@ -102,7 +102,7 @@ def test_vp3_last_player_deals_chooses_trump_then_leads():
     assert (dealt.round, dealt.dealer, dealt.trump) == (2, "Ulrich", None)
     assert t.game.to_act == ["Ulrich"]
     assert t.game.legal_moves("Ulrich") == [
-        {"type": "choose_trump", "trump": c} for c in sorted(COLOURS)
+        {"type": "choose_trump", "trump": c} for c in COLOURS  # R B G Y P, the rulebook order
     ]
     assert t.game.legal_moves("Carsten") == []
     # Fail to lead before choosing trump

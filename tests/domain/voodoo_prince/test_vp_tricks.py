@@ -23,7 +23,7 @@ def test_vp5_leader_plays_any_card_followers_must_follow():
     t = table(FOUR, {"Marie": ["R4", "P9"], "Lukas": ["R3", "G1"], "Leon": ["G12"],
                      "Nina": ["B2"]}, avoid={"Leon": "R", "Nina": "R"})
     # Check the leader may play any card of her hand
-    assert [m["card"] for m in t.game.legal_moves("Marie")] == sorted(t.game.hands["Marie"])
+    assert [m["card"] for m in t.game.legal_moves("Marie")] == t.game.hands["Marie"]  # hand order
     play(t, "Marie", "R4")
     # Check Lukas may play only his red cards
     reds = [c for c in t.game.hands["Lukas"] if c[0] == "R"]
