@@ -25,6 +25,7 @@ from eventsourcing.application import (
     project_aggregate,
 )
 from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError
+from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
@@ -130,6 +131,31 @@ def _retry_concurrent_ddl(build: Callable[[], T]) -> T:
     raise AssertionError("not reached")
 
 
+SQLITE_SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+def use_synchronous(pool: Any, mode: str) -> None:
+    """Open every pooled SQLite connection with `PRAGMA synchronous=<mode>`.
+
+    eventsourcing runs SQLite in WAL mode with SQLite's default FULL, an fsync per commit (about
+    3 ms here, and commits of all workers queue behind it: it capped the API at ~300 commands/s,
+    bench/README.md). In WAL mode NORMAL is SQLite's own recommendation: the file is never
+    corrupted and a crash of the process loses nothing; only a power cut or an OS crash may lose
+    the last commits. SQLITE_SYNCHRONOUS=FULL restores an fsync per command.
+    """
+    mode = mode.upper()
+    if mode not in SQLITE_SYNCHRONOUS_MODES:
+        raise ValueError(f"SQLITE_SYNCHRONOUS must be one of {', '.join(SQLITE_SYNCHRONOUS_MODES)}")
+    create = pool._create_connection
+
+    def create_with_mode() -> Any:
+        connection = create()
+        connection._sqlite_conn.execute(f"PRAGMA synchronous={mode}")
+        return connection
+
+    pool._create_connection = create_with_mode
+
+
 class Games(Application):
     """The event-sourced store of every game, with its tokens."""
 
@@ -146,6 +172,13 @@ class Games(Application):
         super().__init__(env=env)
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
+
+    def construct_factory(self, env: Any) -> Any:
+        """eventsourcing's factory; on SQLite every connection gets the configured durability."""
+        factory = super().construct_factory(env)
+        if isinstance(factory, SQLiteFactory):
+            use_synchronous(factory.datastore.pool, env.get("SQLITE_SYNCHRONOUS") or "NORMAL")
+        return factory
 
     def construct_recorder(self) -> Any:
         """The events recorder; its tables are created race-safely (workers start together)."""
