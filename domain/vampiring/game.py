@@ -173,16 +173,18 @@ class VampiRing(Game):
             p: {vid: {"shape": v["shape"], "position": v["position"]} for vid, v in fam.items()}
             for p, fam in vampires.items() if p not in eliminated
         }
-        self.blood = dict(blood)
+        # The event's own dicts, not copies: the aggregate only replaces these, never changes
+        # them in place, and every view clones them (on replay they are private anyway).
+        self.blood = blood
         for p in eliminated:
             self.eliminated[p] = turn
-        self.scores = dict(scores)
+        self.scores = scores
         self.pending = {}
         self.turns_played = turn
-        self.last_turn = clone({
+        self.last_turn = {
             "turn": turn, "moves": moves, "vampires": vampires, "fights": fights,
             "haunted": haunted, "wounds": wounds, "lost": lost, "eliminated": eliminated,
-        })
+        }
 
     @event("GameEnded")
     def _game_ended(self, reason: str, winners: list[str], scores: dict[str, int]) -> None:

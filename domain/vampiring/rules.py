@@ -6,7 +6,6 @@ resolution once and record it in an event that replay merely assigns.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 BLOOD = 8  # VR-1: drops of blood per family
@@ -83,18 +82,22 @@ def travel(ring: list[str], home: int, start: int, shape: str, sign: int) -> lis
 
 def fight(card: str, occupants: list[dict[str, Any]], variant: str) -> list[int] | None:
     """Wounds per occupant on one card (VR-6, VR-7), or None when no fight happens there."""
-    counts = Counter(o["shape"] for o in occupants)
+    # Plain dicts rather than Counters: this runs for every occupied card of every turn.
+    counts: dict[str, int] = {}
+    for o in occupants:
+        counts[o["shape"]] = counts.get(o["shape"], 0) + 1
     if len(counts) < 2 or card == "cross":
         return None
     attacks = ATTACKS.get(card, NORMAL)
     factor = 2 if card == "garlic" else 1
-    taken = Counter()
+    taken: dict[str, int] = {}
     for attacker, victims in attacks.items():
+        n = counts.get(attacker, 0)
         for victim in victims:
-            taken[victim] += counts[attacker]
+            taken[victim] = taken.get(victim, 0) + n
     # VR-3, VR-7: in the castle variant a family takes no wounds on its own Home.
     safe = home_owner(card) if variant == "castle" else None
-    return [0 if o["player"] == safe else taken[o["shape"]] * factor for o in occupants]
+    return [0 if o["player"] == safe else taken.get(o["shape"], 0) * factor for o in occupants]
 
 
 def resolve(
