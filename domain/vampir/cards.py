@@ -89,5 +89,12 @@ def missing_from(hand: list[str], cards: list[str]) -> list[str]:
 
 
 def without(hand: list[str], cards: list[str]) -> list[str]:
-    """`hand` less the multiset `cards` (which it holds), in canonical order."""
-    return ordered((Counter(hand) - Counter(cards)).elements())
+    """`hand` (in canonical order) less the multiset `cards` (which it holds), in canonical order.
+
+    Hands are always kept in canonical order, and taking cards out of a sorted list leaves it
+    sorted: no Counter and no re-sort in the event bodies that call this on every replay.
+    """
+    rest = list(hand)
+    for card in cards:
+        rest.remove(card)
+    return rest

@@ -239,7 +239,8 @@ class Vampir(Game):
 
     def _lay(self, player: str, colour: str, cards: list[str], replaced: list[str]) -> None:
         # VA-7: a new hunt of a colour already shown first removes the old one from the game.
-        self.out = ordered(self.out + replaced)
+        if replaced:  # `out` is kept in canonical order; nothing new, nothing to re-sort
+            self.out = ordered(self.out + replaced)
         self.hunts[player] = {c: (list(cards) if c == colour else self.hunts[player][c])
                               for c in COLOURS if c == colour or c in self.hunts[player]}
         self._pass_turn()
