@@ -3,7 +3,7 @@
 `read_models(games)` is the read side an API worker uses (waiting, bounded, for the views to
 include what was stored before the read); `ReadModelRunner` is eventsourcing's projection
 runner over `GameViews`; `run`, `rebuild` and `status` back `gruft project` and
-`gruft projections …`. See docs/projections.md.
+`gruft projections …`. See the README, "Read models".
 """
 
 from service.readmodels.lifecycle import (
