@@ -62,3 +62,14 @@ def app(sqlite_env):
 def client(app):
     """A test client of `app`."""
     return app.test_client()
+
+
+@pytest.fixture
+def any_store_client(storage_env):
+    """A test client on SQLite and, in a second run of the test, on PostgreSQL."""
+    from service.readmodels import read_models
+
+    app = create_app({"TESTING": True, "GRUFT_ENV": storage_env})
+    yield app.test_client()
+    read_models(app.extensions["gruft"]).close()  # its runner holds connections too
+    app.extensions["gruft"].close()

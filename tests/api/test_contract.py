@@ -115,7 +115,8 @@ def test_not_found(client):
     assert_error(client.get(f"/games/{gid}/replay/{version + 1}", headers=host), 404, "not_found")
 
 
-def test_refusals_cite_their_ruling_and_change_nothing(client):
+def test_refusals_cite_their_ruling_and_change_nothing(any_store_client):
+    client = any_store_client
     created = create(client, seed=5)
     gid = created["game_id"]
     tokens = {p: bearer(t) for p, t in created["player_tokens"].items()}
@@ -139,7 +140,8 @@ def test_refusals_cite_their_ruling_and_change_nothing(client):
     assert log_of(client, gid, bearer(created["host_token"])) == before
 
 
-def test_stale_expected_version_is_a_409_and_writes_nothing(client):
+def test_stale_expected_version_is_a_409_and_writes_nothing(any_store_client):
+    client = any_store_client
     created = create(client, seed=5)
     gid, host = created["game_id"], bearer(created["host_token"])
     version = created["view"]["version"]
@@ -158,7 +160,8 @@ def test_stale_expected_version_is_a_409_and_writes_nothing(client):
     assert answer.get_json()["events"][0]["data"]["player"] == leader
 
 
-def test_events_are_paged_without_gaps(client):
+def test_events_are_paged_without_gaps(any_store_client):
+    client = any_store_client
     created = create(client, seed=3)
     gid, host = created["game_id"], bearer(created["host_token"])
     play_a_few(client, created, 7)
@@ -197,7 +200,8 @@ def test_openapi_describes_every_endpoint(client):
 
 
 @pytest.mark.parametrize("key", games_available())
-def test_a_whole_game_over_rest(client, key):
+def test_a_whole_game_over_rest(any_store_client, key):
+    client = any_store_client
     # Check a full game for every game kind, played by random clients each with their own token.
     created = create(client, game=key, players=seats(key), options=SHORT_OPTIONS[key])
     commands = play_over_rest(client, created, random.Random(key))

@@ -20,7 +20,17 @@ from tests.play import SHORT_OPTIONS, games_available, play_out, seats
 
 @pytest.fixture
 def games(sqlite_env):
-    return Games(env=sqlite_env)
+    games = Games(env=sqlite_env)
+    yield games
+    games.close()
+
+
+@pytest.fixture
+def any_store_games(storage_env):
+    """The service on SQLite and, in a second run of the test, on PostgreSQL."""
+    games = Games(env=storage_env)
+    yield games
+    games.close()
 
 
 @pytest.fixture
@@ -65,7 +75,9 @@ def codes(verdict):
 
 
 @pytest.mark.parametrize("game_key", games_available())
-def test_an_honest_export_verifies_and_the_chain_was_built_at_write_time(games, key, game_key):
+def test_an_honest_export_verifies_and_the_chain_was_built_at_write_time(any_store_games, key,
+                                                                        game_key):
+    games = any_store_games
     doc = finished_document(games, key, game_key)
     verdict = check(doc, key)
     assert verdict.valid, verdict.problems
@@ -163,7 +175,8 @@ def test_a_dealt_hand_that_the_seed_does_not_produce_is_caught(games, key):
     assert "seed" in verdict.problems[0]["message"]
 
 
-def test_import_takes_only_valid_documents(client):
+def test_import_takes_only_valid_documents(any_store_client):
+    client = any_store_client
     created = client.post("/games", json={"game": games_available()[0],
                                           "players": seats(games_available()[0]),
                                           "options": SHORT_OPTIONS[games_available()[0]]}).get_json()
