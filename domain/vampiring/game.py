@@ -103,9 +103,10 @@ class VampiRing(Game):
     @event("RingLaid")
     def _ring_laid(self, ring: list[str], homes: dict[str, int],
                    families: dict[str, dict[str, dict[str, Any]]]) -> None:
-        self.ring = list(ring)
-        self.homes = dict(homes)
-        self.families = clone(families)
+        # Assigned, not copied: the aggregate only ever replaces these (see _turn_resolved).
+        self.ring = ring
+        self.homes = homes
+        self.families = families
 
     # -- turns ----------------------------------------------------------------------------
 
