@@ -44,6 +44,25 @@ class Seat:
         self.options = dict(game.options)  # public: every view shows them
 
 
+class HeuristicBot:
+    """Base of the per-game heuristic bots: an only move is played at once, else `decide`."""
+
+    name = "heuristic"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, game: Any, player: str, moves: list[Move]) -> Move:
+        """The only move, or the game's heuristic over what this seat may see."""
+        if len(moves) == 1:
+            return moves[0]
+        return self.decide(Seat(game, player), moves)
+
+    def decide(self, seat: Seat, moves: list[Move]) -> Move:
+        """One of two or more legal moves, from the seat's own view."""
+        raise NotImplementedError
+
+
 class RandomBot:
     """Uniform over the legal moves."""
 
@@ -66,7 +85,7 @@ class FirstBot:
         self.rng = rng
 
     def choose(self, game: Any, player: str, moves: list[Move]) -> Move:
-        """The first legal move in the rules' sorted order."""
+        """The first legal move in the game's own order."""
         return moves[0]
 
 
@@ -91,7 +110,7 @@ def make_bot(name: str, game_key: str, rng: random.Random) -> Bot:
 
 
 def best(moves: list[Move], score: Callable[[Move], float]) -> Move:
-    """The move with the highest score; ties go to the earliest in the rules' order."""
+    """The move with the highest score; ties go to the earliest in the game's order."""
     top, top_score = moves[0], score(moves[0])
     for move in moves[1:]:
         value = score(move)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
-from typing import Any
 
-from replays.bots import Move, Seat, best
+from replays.bots import HeuristicBot, Move, Seat, best
 
 JOKER = "W"
 
@@ -20,19 +18,12 @@ def _colour(card: str) -> str | None:
     return None if card == JOKER else card[:-1]
 
 
-class VampirBot:
+class VampirBot(HeuristicBot):
     """Grows its shown heads each turn it can; hand cards score nothing at the round's end (VA-9)."""
 
-    name = "heuristic"
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, game: Any, player: str, moves: list[Move]) -> Move:
+    def decide(self, seat: Seat, moves: list[Move]) -> Move:
         """Collect or draw; then hunt if it pays, else discard the least useful card."""
-        if len(moves) == 1:
-            return moves[0]
-        seat = Seat(game, player)
+        player = seat.player
         table = seat.public
         shown = table["hunts"][player]
         # Near the end of the pile, cards kept in hand are about to be worth nothing.

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from replays.bots import Move, Seat, best
+from replays.bots import HeuristicBot, Move, Seat, best
 
 SLAYER_MINUS = {"S15": 15, "S20": 20}
 
@@ -20,19 +17,11 @@ def _slayer_round_value(card: str) -> int:
     return 1 if card == "Q" else int(card)
 
 
-class VampireQueenBot:
+class VampireQueenBot(HeuristicBot):
     """Plays Vampire Queen from its own hand and the table, as a careful beginner would."""
 
-    name = "heuristic"
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, game: Any, player: str, moves: list[Move]) -> Move:
+    def decide(self, seat: Seat, moves: list[Move]) -> Move:
         """Lead, raise, pass or answer a slayer by the rules of thumb below."""
-        if len(moves) == 1:
-            return moves[0]
-        seat = Seat(game, player)
         table = seat.public
         if not table["plays"]:
             return best(moves, self._lead_score)

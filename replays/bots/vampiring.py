@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import itertools
-import random
-from typing import Any
 
 from domain.vampiring.rules import resolve
-from replays.bots import Move, Seat
+from replays.bots import HeuristicBot, Move, Seat
 
 MOVES = [(m, d) for m in ("a", "b") for d in ("ccw", "cw")]
 # Own drops weigh more than the others' (the last family standing wins), but not so much that
@@ -16,19 +14,12 @@ OWN_WEIGHT = 1.5
 SAMPLES = 24  # opponent move combinations tried per own move when there are more than this
 
 
-class VampiRingBot:
+class VampiRingBot(HeuristicBot):
     """Looks one turn ahead from the public ring, weighing its own wounds above the others'."""
 
-    name = "heuristic"
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, game: Any, player: str, moves: list[Move]) -> Move:
+    def decide(self, seat: Seat, moves: list[Move]) -> Move:
         """The move with the least expected own loss against the others' moves (VR-5 .. VR-9)."""
-        if len(moves) == 1:
-            return moves[0]
-        seat = Seat(game, player)
+        player = seat.player
         table = seat.public
         variant = seat.options.get("variant", "castle")
         families = table["vampires"]

@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 from domain.voodoo_prince.cards import trick_winner
-from replays.bots import Move, Seat, best
+from replays.bots import HeuristicBot, Move, Seat, best
 
 
 def _value(card: str) -> int:
     return int(card[1:])
 
 
-class VoodooPrinceBot:
+class VoodooPrinceBot(HeuristicBot):
     """Avoids finishing first: a finisher scores the tricks the others hold, the last one little."""
 
-    name = "heuristic"
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, game: Any, player: str, moves: list[Move]) -> Move:
+    def decide(self, seat: Seat, moves: list[Move]) -> Move:
         """Choose trump by strength, then duck or win each trick as the count of tricks says."""
-        if len(moves) == 1:
-            return moves[0]
-        seat = Seat(game, player)
         hand = seat.private["hand"]
         if moves[0]["type"] == "choose_trump":
             # The colour that holds most, high cards weighing more: trumps win tricks later.
