@@ -134,7 +134,7 @@ class VampiRing(Game):
     def move(self, player: str, metamorphosis: str, direction: str) -> None:
         """Submit a secret move (VR-4); the last one in resolves the turn (VR-5 .. VR-12)."""
         self._move_submitted(player=player, metamorphosis=metamorphosis, direction=direction)
-        if not self.to_act:
+        if len(self.pending) == len(self.families):  # every living family is in (VR-4)
             self._resolve()
 
     @event("MoveSubmitted")

@@ -116,20 +116,27 @@ def resolve(
         move = moves[player]
         change = METAMORPHOSES[move["metamorphosis"]]
         sign = DIRECTIONS[move["direction"]]
-        paths[player] = {}
+        home = homes[player]
+        paths[player] = moved = {}
         for vid in VAMPIRE_IDS:
-            shape = change[family[vid]["shape"]]
-            path = travel(ring, homes[player], family[vid]["position"], shape, sign)
-            paths[player][vid] = {"shape": shape, "path": path, "position": path[-1]}
-            standing.setdefault(path[-1], []).append(
-                {"player": player, "id": vid, "shape": shape})
+            vampire = family[vid]
+            shape = change[vampire["shape"]]
+            path = travel(ring, home, vampire["position"], shape, sign)
+            stop = path[-1]
+            moved[vid] = {"shape": shape, "path": path, "position": stop}
+            occupant = {"player": player, "id": vid, "shape": shape}
+            if stop in standing:
+                standing[stop].append(occupant)
+            else:
+                standing[stop] = [occupant]
     wounds = {p: 0 for p in families}
     fights = []
     haunts = []
     for position in sorted(standing):
         occupants = standing[position]
         card = ring[position]
-        dealt = fight(card, occupants, variant)
+        # A lone vampire never fights (VR-6): skip the call on most cards.
+        dealt = fight(card, occupants, variant) if len(occupants) > 1 else None
         if dealt is not None:
             fights.append({
                 "position": position, "card": card, "vampires": occupants,
