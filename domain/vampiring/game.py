@@ -170,10 +170,9 @@ class VampiRing(Game):
     def _turn_resolved(self, turn: int, moves: dict, vampires: dict, fights: list,
                        haunted: list, wounds: dict, lost: dict, eliminated: list,
                        blood: dict, scores: dict) -> None:
-        self.families = {
-            p: {vid: {"shape": v["shape"], "position": v["position"]} for vid, v in fam.items()}
-            for p, fam in vampires.items() if p not in eliminated
-        }
+        # The event's own vampire records, paths included (resolve reads shape and position;
+        # the views keep only those two): no per-vampire copy on every replayed turn.
+        self.families = {p: fam for p, fam in vampires.items() if p not in eliminated}
         # The event's own dicts, not copies: the aggregate only replaces these, never changes
         # them in place, and every view clones them (on replay they are private anyway).
         self.blood = blood
@@ -203,7 +202,7 @@ class VampiRing(Game):
             "turns_played": self.turns_played,
             "ring": list(self.ring),
             "homes": dict(self.homes),
-            "vampires": clone(self.families),
+            "vampires": self._family_view(),
             "blood": dict(self.blood),
             "lost": {p: BLOOD - b for p, b in self.blood.items()},
             "eliminated": dict(self.eliminated),
@@ -212,6 +211,12 @@ class VampiRing(Game):
             "last_turn": clone(self.last_turn),
             "end": self.end_reason,
         }
+
+    def _family_view(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Every living vampire's shape and position (VR-1), copied for a view."""
+        return {p: {vid: {"shape": v["shape"], "position": v["position"]}
+                    for vid, v in fam.items()}
+                for p, fam in self.families.items()}
 
     def private_state(self, player: str) -> dict[str, Any]:
         """A player's own submitted move this turn, if any."""
@@ -225,7 +230,7 @@ class VampiRing(Game):
             "options": dict(self.options),
             "ring": list(self.ring),
             "homes": dict(self.homes),
-            "families": clone(self.families),
+            "families": self._family_view(),
             "blood": dict(self.blood),
             "eliminated": dict(self.eliminated),
             "pending": clone(self.pending),
