@@ -118,8 +118,8 @@ class Command:
 
     def read(self, type_: str, command: dict[str, Any]) -> dict[str, Any]:
         """The command's fields, checked; unknown and missing fields are refused."""
-        unknown = sorted(set(command) - set(self.params) - {"type"})
-        if unknown:
+        if not command.keys() <= self.params.keys() | {"type"}:
+            unknown = sorted(set(command) - set(self.params) - {"type"})
             raise BadCommand(f"command {type_!r} has no field {', '.join(map(repr, unknown))}")
         fields = {}
         for name, param in self.params.items():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 VAMPIRES = tuple(str(v) for v in range(1, 14))
@@ -61,8 +60,7 @@ def slayer_round_value(card: str) -> int:
 
 def holds(hand: list[str], cards: list[str]) -> bool:
     """Whether the hand holds every card of `cards`, counted as a multiset."""
-    have = Counter(hand)
-    return all(have[c] >= n for c, n in Counter(cards).items())
+    return all(hand.count(c) >= cards.count(c) for c in set(cards))
 
 
 def remove_cards(hand: list[str], cards: list[str]) -> list[str]:

@@ -6,7 +6,6 @@ multiset, so the base's sort and de-duplication have nothing to merge.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from domain.vampire_queen.cards import QUEEN, QUEEN_SET_VALUE, SLAYERS, VAMPIRES
@@ -18,33 +17,47 @@ def _play(cards: list[str]) -> dict[str, Any]:
     return {"type": "play", "cards": cards}
 
 
+def _counts(hand: list[str]) -> dict[str, int]:
+    # A plain dict: cheaper to build and to miss in than a Counter, on the hottest path.
+    counts: dict[str, int] = {}
+    for card in hand:
+        counts[card] = counts.get(card, 0) + 1
+    return counts
+
+
 def lead_moves(hand: list[str], barred_slayer: str | None) -> list[dict[str, Any]]:
     """The start player's leads: any set of one value with Queens joining, or one slayer."""
-    counts = Counter(hand)
-    queens = counts[QUEEN]
+    counts = _counts(hand)
+    queens = counts.get(QUEEN, 0)
     moves = []
     for vampire in VAMPIRES:  # VQ-4/VQ-6: j vampires of one value joined by i Queens
-        for j in range(1, counts[vampire] + 1):
+        have = counts.get(vampire)
+        if not have:
+            continue
+        for j in range(1, have + 1):
             for i in range(queens + 1):
-                moves.append(_play([vampire] * j + [QUEEN] * i))
+                moves.append({"type": "play", "cards": [vampire] * j + [QUEEN] * i})
     for i in range(1, queens + 1):  # VQ-6: Queens alone, value 14
         moves.append(_play([QUEEN] * i))
     for slayer in SLAYERS:  # VQ-9 single slayer; VQ-14 not the one just taken
-        if counts[slayer] and slayer != barred_slayer:
+        if slayer in counts and slayer != barred_slayer:
             moves.append(_play([slayer]))
     return moves
 
 
 def raise_moves(hand: list[str], count: int, high: int) -> list[dict[str, Any]]:
     """A later player's options in a normal round: pass, or `count` cards strictly above `high`."""
-    counts = Counter(hand)
-    queens = counts[QUEEN]
+    counts = _counts(hand)
+    queens = counts.get(QUEEN, 0)
     moves = [PASS]  # VQ-5: passing is always allowed in a normal round
-    for value in range(high + 1, len(VAMPIRES) + 1):
-        have = counts[VAMPIRES[value - 1]]
+    fewest = max(1, count - queens)
+    for vampire in VAMPIRES[high:]:  # the values above `high`
+        have = counts.get(vampire)
+        if not have:
+            continue
         # VQ-6: at least one vampire of the value, the rest Queens taking that value.
-        for j in range(max(1, count - queens), min(have, count) + 1):
-            moves.append(_play([VAMPIRES[value - 1]] * j + [QUEEN] * (count - j)))
+        for j in range(fewest, min(have, count) + 1):
+            moves.append({"type": "play", "cards": [vampire] * j + [QUEEN] * (count - j)})
     if queens >= count and high < QUEEN_SET_VALUE:
         moves.append(_play([QUEEN] * count))
     return moves
