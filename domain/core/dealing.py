@@ -17,6 +17,7 @@ The seed commitment is the SHA-256 hex of the UTF-8 of ``str(seed)``.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -24,6 +25,7 @@ T = TypeVar("T")
 
 ALGORITHM = "gruft-shuffle-v1"
 _SPAN = 1 << 64
+_WORDS = struct.Struct(">4Q")  # a 32-byte digest as four big-endian 8-byte words
 
 
 def seed_commitment(seed: int | str) -> str:
@@ -32,20 +34,20 @@ def seed_commitment(seed: int | str) -> str:
 
 
 class SeededStream:
-    """The deterministic byte stream of one labelled shuffle."""
+    """The deterministic byte stream of one labelled shuffle, read 8 bytes at a time."""
 
     def __init__(self, seed: int | str, label: str) -> None:
         self._prefix = f"{seed}|{label}|"
         self._counter = 0
-        self._buffer = b""
+        self._words: list[int] = []  # the current digest's unread 8-byte words, last first
 
-    def _take(self, n: int) -> bytes:
-        while len(self._buffer) < n:
+    def _next_word(self) -> int:
+        """The stream's next 8 bytes as a big-endian unsigned integer (4 per digest)."""
+        if not self._words:
             block = f"{self._prefix}{self._counter}".encode()
-            self._buffer += hashlib.sha256(block).digest()
+            self._words = list(_WORDS.unpack(hashlib.sha256(block).digest()))[::-1]
             self._counter += 1
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
-        return out
+        return self._words.pop()
 
     def below(self, n: int) -> int:
         """A uniform integer in ``range(n)``, by rejection sampling (no modulo bias)."""
@@ -53,15 +55,16 @@ class SeededStream:
             raise ValueError("below() needs a positive bound")
         limit = _SPAN - (_SPAN % n)
         while True:
-            x = int.from_bytes(self._take(8), "big")
+            x = self._next_word()
             if x < limit:
                 return x % n
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """A new list: Fisher–Yates from the end over the stream."""
         out = list(items)
+        below = self.below
         for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
+            j = below(i + 1)
             out[i], out[j] = out[j], out[i]
         return out
 
