@@ -29,14 +29,12 @@ def lead_moves(hand: list[str], barred_slayer: str | None) -> list[dict[str, Any
     """The start player's leads: any set of one value with Queens joining, or one slayer."""
     counts = _counts(hand)
     queens = counts.get(QUEEN, 0)
-    moves = []
-    for vampire in VAMPIRES:  # VQ-4/VQ-6: j vampires of one value joined by i Queens
-        have = counts.get(vampire)
-        if not have:
-            continue
-        for j in range(1, have + 1):
-            for i in range(queens + 1):
-                moves.append({"type": "play", "cards": [vampire] * j + [QUEEN] * i})
+    joining = [[QUEEN] * i for i in range(queens + 1)]
+    # VQ-4/VQ-6: j vampires of one value joined by i Queens (each card list a new list)
+    moves = [{"type": "play", "cards": [vampire] * j + queens_joining}
+             for vampire in VAMPIRES if vampire in counts
+             for j in range(1, counts[vampire] + 1)
+             for queens_joining in joining]
     for i in range(1, queens + 1):  # VQ-6: Queens alone, value 14
         moves.append(_play([QUEEN] * i))
     for slayer in SLAYERS:  # VQ-9 single slayer; VQ-14 not the one just taken
