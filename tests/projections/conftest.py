@@ -80,9 +80,12 @@ def populated(request, tmp_path_factory) -> Iterator[Populated]:
     app = create_app({"TESTING": True, "GRUFT_ENV": {**env, **WAIT}})
     games: Games = app.extensions["gruft"]
     rng = random.Random(5)
-    with ReadModelRunner(env):  # follows the first half of the play as it is stored
+    with ReadModelRunner(env) as first:  # follows the first half of the play as it is stored
         to_finish, to_leave = create_games(games, rng, per_game=2, unfinished=1)
         play(games, to_finish, rng, finish=False, max_chunks=2)
+        # Stop only once it has caught up: else the restarted runner would meet these games
+        # from their creation and the restart would load nothing (a flaky `loads > 0`).
+        first.wait(first.head(), timeout=300)
     with ReadModelRunner(env) as runner:  # a restart: games in progress are loaded once
         play(games, to_finish, rng)
         play(games, to_leave, rng, finish=False, max_chunks=1)
