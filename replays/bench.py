@@ -396,6 +396,7 @@ class CommandClient:
         self.seed = seed
         self.keys = available_games()
         self.games_started = 0
+        self.broken = False
         self._new_game()
 
     def _new_game(self) -> None:
@@ -404,11 +405,19 @@ class CommandClient:
         cls = game_class(key)
         players = [f"p{i}" for i in range(default_players(cls))]
         seed = self.seed * 1000 + self.games_started
-        status, body = request(self.port, "POST", "/games",
-                               {"game": key, "players": players, "seed": seed})
+        for attempt in range(3):  # a dropped connection is retried, then reported
+            try:
+                status, body = request(self.port, "POST", "/games",
+                                       {"game": key, "players": players, "seed": seed})
+                break
+            except OSError:
+                if attempt == 2:
+                    raise
+                time.sleep(0.2)
         if status != 201:
             raise RuntimeError(f"POST /games answered {status}: {body!r}")
         self.game_id, self.token = body["game_id"], body["host_token"]
+        self.broken = False
         self.local = cls.start(players, seed=seed)
         self.local.collect_events()
 
@@ -417,15 +426,19 @@ class CommandClient:
         player = self.local.to_act[0]
         moves = self.local.legal_moves(player)
         move = moves[self.rng.randrange(len(moves))]
-        status, _ = request(self.port, "POST", f"/games/{self.game_id}/commands",
-                            {**move, "player": player}, token=self.token)
+        try:
+            status, _ = request(self.port, "POST", f"/games/{self.game_id}/commands",
+                                {**move, "player": player}, token=self.token)
+        except OSError:
+            self.broken = True  # the outcome is unknown: count an error, start a new game
+            return False
         self.local.execute(player, move)
         self.local.collect_events()
         return status == 200
 
     def prepare(self) -> None:
         """Start the next game once this one is over (untimed: a creation is not a command)."""
-        if self.local.finished:
+        if self.local.finished or self.broken:
             self._new_game()
 
 
