@@ -16,6 +16,7 @@ blp = Blueprint("games", __name__, description="Games, their commands, views and
 # The contract answers malformed input with 400 (webargs' default is 422), and an unknown query
 # parameter is malformed too (a typo like ?palyer= must not be silently ignored).
 blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
+# Schemas are passed as instances: webargs would build a new one from a class on every request.
 blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION = {
     **blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
 
@@ -44,7 +45,7 @@ def documented(*statuses: int):
 
 @blp.route("/games")
 class GameCollection(MethodView):
-    @blp.arguments(schemas.GamesQuery, location="query")
+    @blp.arguments(schemas.GamesQuery(), location="query")
     @blp.response(200, schemas.GamesPage)
     @documented(400)
     def get(self, query):
@@ -53,7 +54,7 @@ class GameCollection(MethodView):
                                           query.get("player"), query["after"], query["limit"])
         return {"games": page, "next": cursor}
 
-    @blp.arguments(schemas.CreateGame)
+    @blp.arguments(schemas.CreateGame())
     @blp.response(201, schemas.CreatedGame)
     @documented(400)
     def post(self, body):
@@ -76,7 +77,7 @@ class GameResource(MethodView):
 
 @blp.route("/games/<game_id>/view")
 class SeatView(MethodView):
-    @blp.arguments(schemas.SeatQuery, location="query")
+    @blp.arguments(schemas.SeatQuery(), location="query")
     @blp.response(200, schemas.View)
     @documented(400, 401, 403, 404)
     def get(self, query, game_id):
@@ -86,7 +87,7 @@ class SeatView(MethodView):
 
 @blp.route("/games/<game_id>/legal-moves")
 class LegalMoves(MethodView):
-    @blp.arguments(schemas.SeatQuery, location="query")
+    @blp.arguments(schemas.SeatQuery(), location="query")
     @blp.response(200, schemas.LegalMoves)
     @documented(400, 401, 403, 404)
     def get(self, query, game_id):
@@ -96,7 +97,7 @@ class LegalMoves(MethodView):
 
 @blp.route("/games/<game_id>/commands")
 class Commands(MethodView):
-    @blp.arguments(schemas.CommandBody)
+    @blp.arguments(schemas.CommandBody())
     @blp.response(200, schemas.CommandResult)
     @documented(400, 401, 403, 404, 409, 422)
     def post(self, body, game_id):
@@ -108,7 +109,7 @@ class Commands(MethodView):
 
 @blp.route("/games/<game_id>/events")
 class Events(MethodView):
-    @blp.arguments(schemas.EventsQuery, location="query")
+    @blp.arguments(schemas.EventsQuery(), location="query")
     @blp.response(200, schemas.EventsPage)
     @documented(400, 401, 404)
     def get(self, query, game_id):

@@ -88,7 +88,7 @@ class PlayerStatsResource(MethodView):
 
 @blp.route("/leaderboard")
 class LeaderboardResource(MethodView):
-    @blp.arguments(LeaderboardQuery, location="query")
+    @blp.arguments(LeaderboardQuery(), location="query")
     @blp.response(200, Leaderboard)
     @blp.alt_response(400, schema=Error, description="bad_request (unknown game key)")
     def get(self, query):
