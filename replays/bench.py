@@ -289,6 +289,12 @@ def server(argv: list[str], port: int, env: dict[str, str], log: Path,
                 raise RuntimeError(f"server on port {port} did not come up; see {log}")
             time.sleep(0.1)
         yield
+    except BaseException:
+        # The work folder is temporary: keep the server's log where the user can read it.
+        kept = Path(tempfile.gettempdir()) / f"gruft-bench-{log.name}"
+        shutil.copyfile(log, kept)
+        print(f"gruft bench: the server's log is kept in {kept}", file=sys.stderr)
+        raise
     finally:
         process.terminate()  # gunicorn's arbiter stops its workers on SIGTERM
         try:
