@@ -62,6 +62,11 @@ class VoodooPrince(Game):
         self.turn = None
         self.hands = {p: [] for p in self.players}
         self.undealt = []
+        self._clear_round()
+        self.past_rounds = []
+
+    def _clear_round(self) -> None:
+        """A round's table before its first trick (assignments only: runs inside events)."""
         self.trick = []
         self.last_trick = None
         self.tricks = {p: 0 for p in self.players}
@@ -69,7 +74,6 @@ class VoodooPrince(Game):
         self.out = []
         self.set_aside = {}
         self.round_points = {p: 0 for p in self.players}
-        self.past_rounds = []
 
     @classmethod
     def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
@@ -216,13 +220,7 @@ class VoodooPrince(Game):
         self.trump = trump
         self.hands = {p: list(hands[p]) for p in self.players}
         self.undealt = list(undealt)
-        self.trick = []
-        self.last_trick = None
-        self.tricks = {p: 0 for p in self.players}
-        self.taken = {p: [] for p in self.players}
-        self.out = []
-        self.set_aside = {}
-        self.round_points = {p: 0 for p in self.players}
+        self._clear_round()
         self.leader = dealer  # VP-2 / VP-3: the dealer leads the first trick
         self.turn = dealer
 
