@@ -12,11 +12,8 @@ MAX_BODY_BYTES = 1 << 20  # 1 MiB; larger bodies get 413
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
-    from flask_smorest import Blueprint as SmorestBlueprint
-
+    from api import docs, games, replays, request_log, stats, viewer
     from api.errors import GruftApi, register_error_handlers
-    from api.games import blp as games_blp
-    from api.replays import blp as replays_blp
     from service import Games
     from service.settings import data_dir
     from service.signing import SigningKey
@@ -35,39 +32,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False
     env = app.config["GRUFT_ENV"]
-    games = Games(env=dict(os.environ) if env is None else env)
-    app.extensions["gruft"] = games
-    app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(games.storage))
+    store = Games(env=dict(os.environ) if env is None else env)
+    app.extensions["gruft"] = store
+    app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
 
     api = GruftApi(app)
-    api.register_blueprint(games_blp)
-    api.register_blueprint(replays_blp)
-    for module in OPTIONAL_BLUEPRINTS:
-        blueprint = _optional(module, "blp")
-        if isinstance(blueprint, SmorestBlueprint):
-            api.register_blueprint(blueprint)  # documented in /openapi.json
-        elif blueprint is not None:
-            app.register_blueprint(blueprint)  # pages, not API
-    for module in OPTIONAL_HOOKS:
-        init_app = _optional(module, "init_app")
-        if init_app is not None:
-            init_app(app)
+    for resource in (games, replays, stats, viewer):
+        api.register_blueprint(resource.blp)  # described in /openapi.json
+    app.register_blueprint(docs.blp)  # the Swagger UI page itself
+    request_log.init_app(app)
     register_error_handlers(app)
     return app
 
-
-# Parts of the API that live in their own modules: a blueprint `blp`, or an `init_app(app)` hook.
-OPTIONAL_BLUEPRINTS = ("api.viewer", "api.stats", "api.docs")
-OPTIONAL_HOOKS = ("api.request_log",)
-
-
-def _optional(module: str, name: str) -> Any:
-    import importlib
-
-    try:
-        loaded = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        return None
-    return getattr(loaded, name)

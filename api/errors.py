@@ -62,6 +62,17 @@ def _describe(messages: object) -> str:
     return "; ".join(parts) or "malformed request"
 
 
+# Service and domain errors -> (status, code); a Refusal carries its own code and ruling.
+STATUSES: dict[type[Exception], tuple[int, str]] = {
+    BadCommand: (400, "bad_request"),
+    BadSetup: (400, "bad_request"),
+    Unauthorized: (401, "unauthorized"),
+    Forbidden: (403, "forbidden"),
+    GameNotFound: (404, "not_found"),
+    Conflict: (409, "conflict"),
+}
+
+
 def register_error_handlers(app: Flask) -> None:
     """Map domain and service errors onto statuses; routes hold no try/except."""
 
@@ -69,23 +80,9 @@ def register_error_handlers(app: Flask) -> None:
     def refused(err: Refusal):
         return error_response(422, err.code, err.message, err.rule)
 
-    @app.errorhandler(BadCommand)
-    @app.errorhandler(BadSetup)
-    def malformed(err: Exception):
-        return error_response(400, "bad_request", str(err))
+    def answer(err: Exception):
+        status, code = next(STATUSES[c] for c in type(err).__mro__ if c in STATUSES)
+        return error_response(status, code, str(err))
 
-    @app.errorhandler(GameNotFound)
-    def missing(err: GameNotFound):
-        return error_response(404, "not_found", str(err))
-
-    @app.errorhandler(Unauthorized)
-    def unauthorized(err: Unauthorized):
-        return error_response(401, "unauthorized", str(err))
-
-    @app.errorhandler(Forbidden)
-    def forbidden(err: Forbidden):
-        return error_response(403, "forbidden", str(err))
-
-    @app.errorhandler(Conflict)
-    def conflict(err: Conflict):
-        return error_response(409, "conflict", str(err))
+    for error in STATUSES:
+        app.register_error_handler(error, answer)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import fields
 from werkzeug.exceptions import BadRequest
 
 from api import schemas
@@ -30,57 +29,6 @@ def check(document: dict):
     return verify(document, trusted_keys=[key.public_pem], check_signature=check_signature)
 
 
-class ChainedEvent(schemas.Schema):
-    version = fields.Integer(required=True)
-    type = fields.String(required=True)
-    timestamp = fields.String(required=True)
-    data = fields.Dict(required=True)
-    prev_hash = fields.String(required=True)
-    hash = fields.String(required=True)
-
-
-class Final(schemas.Schema):
-    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
-    winners = fields.List(fields.String(), required=True)
-
-
-class Signature(schemas.Schema):
-    alg = fields.String(required=True)
-    key = fields.String(required=True)
-    value = fields.String(required=True)
-
-
-class Document(schemas.Schema):
-    """A replay document (API.md); the verifier, not this schema, checks a posted one."""
-
-    format = fields.String(required=True)
-    format_version = fields.Integer(required=True)
-    game = fields.String(required=True)
-    game_id = fields.String(required=True)
-    players = fields.List(fields.String(), required=True)
-    options = fields.Dict(required=True)
-    seed = fields.Raw(required=True)
-    seed_commitment = fields.String(required=True)
-    created_at = fields.String(required=True)
-    status = fields.String()
-    events = fields.List(fields.Nested(ChainedEvent), required=True)
-    final = fields.Nested(Final, required=True)
-    signature = fields.Nested(Signature, required=True)
-
-
-class Verdict(schemas.Schema):
-    valid = fields.Boolean(required=True)
-    problems = fields.List(fields.Dict(), required=True,
-                           metadata={"description": "[{version, code, message}], first problem first"})
-    scores = fields.Dict(allow_none=True, required=True)
-    winners = fields.List(fields.String(), allow_none=True, required=True)
-
-
-class SigningKeyBody(schemas.Schema):
-    alg = fields.String(required=True)
-    key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})
-
-
 def json_body() -> object:
     """The raw JSON body (a document is checked by the verifier, not by a schema)."""
     body = request.get_json(silent=True)
@@ -91,7 +39,7 @@ def json_body() -> object:
 
 @blp.route("/games/<game_id>/export")
 class Export(MethodView):
-    @blp.response(200, Document)
+    @blp.response(200, schemas.Document)
     @_documented(401, 403, 404)
     def get(self, game_id):
         """The signed replay document (host any time, anyone once finished)."""
@@ -105,8 +53,8 @@ class Export(MethodView):
 
 @blp.route("/replays/verify")
 class VerifyReplay(MethodView):
-    @blp.doc(requestBody={"content": {"application/json": {"schema": Document}}})
-    @blp.response(200, Verdict)
+    @blp.doc(requestBody={"content": {"application/json": {"schema": schemas.Document}}})
+    @blp.response(200, schemas.Verdict)
     @_documented(400)
     def post(self):
         """Re-run a replay document through the rules; check its chain, seed and signature."""
@@ -115,7 +63,7 @@ class VerifyReplay(MethodView):
 
 @blp.route("/games/import")
 class ImportReplay(MethodView):
-    @blp.doc(requestBody={"content": {"application/json": {"schema": Document}}})
+    @blp.doc(requestBody={"content": {"application/json": {"schema": schemas.Document}}})
     @blp.response(201, schemas.CreatedGame)
     @_documented(400, 422)
     def post(self):
@@ -131,7 +79,7 @@ class ImportReplay(MethodView):
 
 @blp.route("/signing-key")
 class PublicKey(MethodView):
-    @blp.response(200, SigningKeyBody)
+    @blp.response(200, schemas.SigningKeyBody)
     def get(self):
         """The server's Ed25519 public key, to check exported documents offline."""
         return {"alg": "ed25519", "key": signing_key().public_pem}

@@ -8,6 +8,7 @@ import marshmallow as ma
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from domain import GAME_MODULES
+from service.readmodels.metrics import METRICS
 
 MAX_PLAYERS_LISTED = 12
 MAX_CURSOR = (1 << 63) - 1  # positions and versions are 64-bit integers in every store
@@ -161,6 +162,103 @@ class ReplayStep(Schema):
     event = fields.Dict(allow_none=True, required=True)
     state = fields.Dict(allow_none=True, required=True)
     view = fields.Nested(View, allow_none=True, required=True)
+
+
+# -- replay documents ------------------------------------------------------------------
+
+class ChainedEvent(Event):
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class Final(Schema):
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    winners = fields.List(fields.String(), required=True)
+
+
+class Signature(Schema):
+    alg = fields.String(required=True)
+    key = fields.String(required=True)
+    value = fields.String(required=True)
+
+
+class Document(Schema):
+    """A replay document (API.md); the verifier, not this schema, checks a posted one."""
+
+    format = fields.String(required=True)
+    format_version = fields.Integer(required=True)
+    game = fields.String(required=True)
+    game_id = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    options = fields.Dict(required=True)
+    seed = fields.Raw(required=True)
+    seed_commitment = fields.String(required=True)
+    created_at = fields.String(required=True)
+    status = fields.String()
+    events = fields.List(fields.Nested(ChainedEvent), required=True)
+    final = fields.Nested(Final, required=True)
+    signature = fields.Nested(Signature, required=True)
+
+
+class Verdict(Schema):
+    valid = fields.Boolean(required=True)
+    problems = fields.List(fields.Dict(), required=True,
+                           metadata={"description": "[{version, code, message}], first problem first"})
+    scores = fields.Dict(allow_none=True, required=True)
+    winners = fields.List(fields.String(), allow_none=True, required=True)
+
+
+class SigningKeyBody(Schema):
+    alg = fields.String(required=True)
+    key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})
+
+
+# -- statistics (the read models) -----------------------------------------------------
+
+def _metric_fields() -> dict[str, fields.Field]:
+    described: dict[str, list[str]] = {}
+    for game, metrics in METRICS.items():
+        for metric in metrics:
+            described.setdefault(metric.name, []).append(f"{game}: {metric.description}")
+    return {name: fields.Float(metadata={"description": "average " + "; ".join(texts)})
+            for name, texts in sorted(described.items())}
+
+
+GameKindStats = Schema.from_dict({
+    "played": fields.Integer(required=True, metadata={"description": "finished games"}),
+    "won": fields.Integer(required=True, metadata={"description": "finished games among whose "
+                                                   "winners the player is"}),
+    "average_score": fields.Float(required=True, metadata={"description": "final score per game"}),
+    **_metric_fields(),
+}, name="GameKindStats")
+
+
+class PlayerStats(Schema):
+    player = fields.String(required=True)
+    games = fields.Dict(keys=fields.String(), values=fields.Nested(GameKindStats), required=True,
+                        metadata={"description": "per game key; only kinds the player finished"})
+
+
+class LeaderboardQuery(StrictSchema):
+    game = fields.String(required=True, metadata={"description": "the game key"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+
+
+class LeaderboardEntry(Schema):
+    player = fields.String(required=True)
+    played = fields.Integer(required=True)
+    won = fields.Integer(required=True)
+    average_score = fields.Float(required=True)
+
+
+class Leaderboard(Schema):
+    game = fields.String(required=True)
+    score_order = fields.String(required=True, validate=validate.OneOf(["higher_is_better",
+                                "lower_is_better"]), metadata={"description": "how average "
+                                "scores rank: Vampire Queen counts minus points, so lower"})
+    players = fields.List(fields.Nested(LeaderboardEntry), required=True,
+                          metadata={"description": "by wins, then average score (best first), "
+                                    "then name"})
 
 
 __all__ = [name for name, value in dict(globals()).items()
