@@ -24,13 +24,5 @@ def game_class(key: str) -> type[Game]:
 
 
 def available_games() -> list[str]:
-    """The keys of the games whose module is present."""
-    out = []
-    for key, module in GAME_MODULES.items():
-        try:
-            loaded = importlib.import_module(module)
-        except ModuleNotFoundError:
-            continue
-        if hasattr(loaded, "GAME"):
-            out.append(key)
-    return out
+    """Every game key, in the order of GAME_MODULES."""
+    return list(GAME_MODULES)

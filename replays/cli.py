@@ -25,13 +25,13 @@ def serve(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
-COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]] = {}
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
 
 
 def command(name: str, help_: str):
     """Register a subcommand defined elsewhere: `configure(parser)` sets `func` via defaults."""
     def wrap(configure: Callable[[argparse.ArgumentParser], None]):
-        COMMANDS[name] = (help_, configure, configure.__module__)
+        COMMANDS[name] = (help_, configure)
         return configure
     return wrap
 
@@ -46,21 +46,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=int(os.environ.get("GRUFT_WORKERS", "1")))
     p.set_defaults(func=serve)
     _load_plugins()
-    for name, (help_, configure, _module) in COMMANDS.items():
+    for name, (help_, configure) in COMMANDS.items():
         configure(sub.add_parser(name, help=help_))
     return parser
+
+
+# The modules whose subcommands register themselves with @command when imported.
+SUBCOMMAND_MODULES = ("replays.verify", "replays.stepper", "replays.simulate", "replays.bench",
+                      "replays.projections_cli")
 
 
 def _load_plugins() -> None:
     import importlib
 
-    for module in ("replays.verify", "replays.stepper", "replays.simulate", "replays.bench",
-                   "replays.projections_cli"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+    for module in SUBCOMMAND_MODULES:
+        importlib.import_module(module)
 
 
 def main(argv: list[str] | None = None) -> int:
