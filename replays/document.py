@@ -237,16 +237,13 @@ def _match(game: Game, records: list[dict], position: int, verdict: Verdict) -> 
         record = records[version - 1]
         found = {"type": record["type"], "data": record["data"]}
         if canonical(found) != canonical(expected):
-            what = "the deal is not what the revealed seed produces" if _is_deal(expected) else (
+            dealt = expected["type"] in type(game).DEAL_EVENTS
+            what = "the deal is not what the revealed seed produces" if dealt else (
                 f"the record has {record['type']} {canonical(record['data'])[:200]}, the rules give "
                 f"{expected['type']} {canonical(expected['data'])[:200]}")
             verdict.add(version, "event_mismatch", f"version {version}: {what}")
             return False
     return True
-
-
-def _is_deal(expected: dict) -> bool:
-    return "Dealt" in expected["type"] or "Laid" in expected["type"]
 
 
 def _parse_time(text: str) -> datetime:

@@ -173,6 +173,9 @@ class Game(Aggregate):
     COMMAND_EVENTS = {}
     # event type -> {field: redaction policy} (see domain.core.visibility)
     SECRET_FIELDS = {}
+    # event types that record a deal (hands, piles, a ring): the verifier names a mismatch there
+    # as a deal the revealed seed does not produce
+    DEAL_EVENTS = frozenset()
     TURN_RULE = ""  # the ruling that says whose turn it is
     END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
 

@@ -68,6 +68,7 @@ class Vampir(Game):
         "RoundDealt": {"hands": PER_PLAYER, "draw_pile": HOST_ONLY},
         "Drew": {"cards": ACTOR},
     }
+    DEAL_EVENTS = frozenset({"RoundDealt"})
 
     # -- setup ------------------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ class VampireQueen(Game):
     }
     COMMAND_EVENTS = {"Played": ("play", ("cards",)), "Passed": ("pass", ())}
     SECRET_FIELDS = {"PhaseDealt": {"hands": PER_PLAYER, "set_aside": HOST_ONLY}}
+    DEAL_EVENTS = frozenset({"PhaseDealt"})
 
     # -- state ----------------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ class VampiRing(Game):
     COMMAND_EVENTS = {"MoveSubmitted": ("move", ("metamorphosis", "direction"))}
     # VR-4: a submitted move is seen by its player alone until the turn resolves.
     SECRET_FIELDS = {"MoveSubmitted": {"metamorphosis": ACTOR, "direction": ACTOR}}
+    DEAL_EVENTS = frozenset({"RingLaid"})
 
     # -- setup ----------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ class VoodooPrince(Game):
         "CardPlayed": ("play", ("card",)),
     }
     SECRET_FIELDS = {"RoundDealt": {"hands": PER_PLAYER, "undealt": HOST_ONLY}}
+    DEAL_EVENTS = frozenset({"RoundDealt"})
     TURN_RULE = "VP-5"
     END_RULE = "VP-13"  # after the last round the game is decided
 

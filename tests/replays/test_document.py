@@ -243,3 +243,26 @@ def test_replay_steps_equal_a_fresh_rebuild(games, key):
         step = games.replay(game_id, HOST, n)
         assert step["event"]["version"] == n
         assert {k: states[n - 1][k] for k in step["state"]} == step["state"]
+
+
+def _swap_in_first_list(value) -> bool:
+    """Swap two different items of the first list found in a JSON value (a hand, a ring)."""
+    if isinstance(value, list) and len(set(map(str, value))) > 1:
+        j = next(i for i, item in enumerate(value) if item != value[0])
+        value[0], value[j] = value[j], value[0]
+        return True
+    if isinstance(value, dict):
+        return any(_swap_in_first_list(v) for v in value.values())
+    return False
+
+
+@pytest.mark.parametrize("game_key", games_available())
+def test_every_game_names_a_rearranged_deal(games, key, game_key):
+    # Fail to pass off a first deal rearranged by hand, even re-chained and re-signed.
+    doc = finished_document(games, key, game_key)
+    dealt = game_class(game_key).DEAL_EVENTS
+    record = next(r for r in doc["events"] if r["type"] in dealt)
+    assert _swap_in_first_list(record["data"])
+    verdict = check(resign(rechain(doc), key), key)
+    assert verdict.problems[0]["version"] == record["version"]
+    assert "the deal is not what the revealed seed produces" in verdict.problems[0]["message"]
