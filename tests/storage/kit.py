@@ -13,31 +13,18 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-from domain import available_games, game_class
+from domain import available_games
 from domain.core import HOST, Game, canonical
 from service import Games
 from service.errors import Conflict
+from tests.play import SHORT_OPTIONS, seats
 
-# Options that keep a game short (only those the game has are passed).
-SHORT_OPTIONS = {"rounds": 1, "phases": 1, "max_turns": 40}
-NAMES = ["Ann", "Ben", "Cy", "Dee"]
 BARRIER_TIMEOUT = 30  # seconds; a racer stuck this long is a failure, not a hang
-
-
-def short_options(key: str) -> dict[str, Any]:
-    """The options of SHORT_OPTIONS that game `key` has."""
-    return {k: v for k, v in SHORT_OPTIONS.items() if k in game_class(key).OPTIONS}
-
-
-def seats(key: str) -> list[str]:
-    """Three players where the game allows it, else its minimum."""
-    cls = game_class(key)
-    return NAMES[: max(cls.MIN_PLAYERS, min(3, cls.MAX_PLAYERS))]
 
 
 def new_game(games: Games, key: str, seed: int | str = 1) -> UUID:
     """A short game of `key`, stored."""
-    return games.create_game(key, seats(key), seed=seed, options=short_options(key)).game_id
+    return games.create_game(key, seats(key), seed=seed, options=SHORT_OPTIONS[key]).game_id
 
 
 def random_command(game: Game, rng: random.Random) -> dict[str, Any] | None:

@@ -26,7 +26,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from service.signing import KEY_FILE, public_pem
-from tests.storage.kit import games_under_test, run_threads, seats, short_options
+from tests.play import SHORT_OPTIONS, seats
+from tests.storage.kit import games_under_test, run_threads
 
 GRUFT = Path(sys.executable).with_name("gruft")
 CLIENTS = 4
@@ -166,7 +167,7 @@ def test_two_workers_share_the_store_and_the_signing_key(server):
     games = []
     for n, key in enumerate(games_under_test()):
         status, created = call(port, "POST", "/games", {"game": key, "players": seats(key),
-                                                         "seed": n, "options": short_options(key)})
+                                                         "seed": n, "options": SHORT_OPTIONS[key]})
         assert status == 201, created
         version = created["view"]["version"]
         games.append({**created, "first": version, "cap": version + EXTRA})
