@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from domain.core import BadSetup, Game
+from domain.core.narration import describe
 
 # Game key -> module that defines GAME (its aggregate class). Imported on first use.
 GAME_MODULES = {
@@ -26,3 +28,9 @@ def game_class(key: str) -> type[Game]:
 def available_games() -> list[str]:
     """Every game key, in the order of GAME_MODULES."""
     return list(GAME_MODULES)
+
+
+def describe_events(key: str, records: list[dict[str, Any]], players: list[str],
+                    options: dict[str, Any], *, strict: bool = False) -> list[dict[str, Any]]:
+    """Each event of a game in plain words (and as each player saw it); see domain.core.narration."""
+    return describe(game_class(key), records, players, options, strict=strict)

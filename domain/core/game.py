@@ -31,6 +31,7 @@ from eventsourcing.domain import (
 from domain.core.chain import event_hash, timestamp_text
 from domain.core.dealing import seed_commitment
 from domain.core.errors import BadCommand, BadSetup, GameFinished, NotYourTurn
+from domain.core.narration import Narrator
 from domain.core.visibility import Viewer, redact_event_data, sees_everything
 
 MAX_NAME_LENGTH = 40
@@ -176,6 +177,7 @@ class Game(Aggregate):
     # event types that record a deal (hands, piles, a ring): the verifier names a mismatch there
     # as a deal the revealed seed does not produce
     DEAL_EVENTS = frozenset()
+    NARRATOR = Narrator  # plain words for each event (domain/<game>/narration.py)
     TURN_RULE = ""  # the ruling that says whose turn it is
     END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
 

@@ -30,6 +30,7 @@ from domain.vampir.cards import (
     ordered,
     without,
 )
+from domain.vampir.narration import VampirNarrator
 
 TURN_RULE = "VA-1"  # seats clockwise from the round's start seat
 
@@ -69,6 +70,7 @@ class Vampir(Game):
         "Drew": {"cards": ACTOR},
     }
     DEAL_EVENTS = frozenset({"RoundDealt"})
+    NARRATOR = VampirNarrator
 
     # -- setup ------------------------------------------------------------------------------
 

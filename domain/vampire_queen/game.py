@@ -36,6 +36,7 @@ from domain.vampire_queen.cards import (
     sort_cards,
 )
 from domain.vampire_queen.moves import forced_to_pass, lead_moves, raise_moves, slayer_round_moves
+from domain.vampire_queen.narration import VampireQueenNarrator
 
 
 class VampireQueen(Game):
@@ -54,6 +55,7 @@ class VampireQueen(Game):
     COMMAND_EVENTS = {"Played": ("play", ("cards",)), "Passed": ("pass", ())}
     SECRET_FIELDS = {"PhaseDealt": {"hands": PER_PLAYER, "set_aside": HOST_ONLY}}
     DEAL_EVENTS = frozenset({"PhaseDealt"})
+    NARRATOR = VampireQueenNarrator
 
     # -- state ----------------------------------------------------------------------------
 

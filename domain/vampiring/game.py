@@ -17,6 +17,7 @@ from domain.core import (
     Param,
     shuffled,
 )
+from domain.vampiring.narration import VampiRingNarrator
 from domain.vampiring.rules import (
     BLOOD,
     DIRECTIONS,
@@ -55,6 +56,7 @@ class VampiRing(Game):
     # VR-4: a submitted move is seen by its player alone until the turn resolves.
     SECRET_FIELDS = {"MoveSubmitted": {"metamorphosis": ACTOR, "direction": ACTOR}}
     DEAL_EVENTS = frozenset({"RingLaid"})
+    NARRATOR = VampiRingNarrator
 
     # -- setup ----------------------------------------------------------------------------
 

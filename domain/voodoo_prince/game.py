@@ -30,6 +30,7 @@ from domain.voodoo_prince.cards import (
     trick_winner,
 )
 from domain.voodoo_prince.moves import play_commands, playable
+from domain.voodoo_prince.narration import VoodooPrinceNarrator
 
 
 class VoodooPrince(Game):
@@ -49,6 +50,7 @@ class VoodooPrince(Game):
     }
     SECRET_FIELDS = {"RoundDealt": {"hands": PER_PLAYER, "undealt": HOST_ONLY}}
     DEAL_EVENTS = frozenset({"RoundDealt"})
+    NARRATOR = VoodooPrinceNarrator
     TURN_RULE = "VP-5"
     END_RULE = "VP-13"  # after the last round the game is decided
 

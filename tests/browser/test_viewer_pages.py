@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from api.viewer import describe_events
-from domain import available_games, game_class
+from domain import available_games, describe_events, game_class
 from domain.core import event_record
 from tests.browser.site import Site, StoredGame, store_random_game
 

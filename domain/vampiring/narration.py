@@ -1,0 +1,67 @@
+"""VampiRing in plain words, with the rulings each event applies."""
+
+from __future__ import annotations
+
+from domain.core.narration import Narrator, names, plural, tally
+
+VR_SHAPES = {"M": "Man", "W": "Wolf", "B": "Bat"}
+VR_CHANGES = {"a": "Man→Wolf→Bat→Man", "b": "Man→Bat→Wolf→Man"}
+VR_DIRECTIONS = {"cw": "clockwise", "ccw": "counter-clockwise"}
+VR_EFFECTS = {"garlic": "wounds count double", "mirror": "every relation reversed",
+              "tower": "Men are safe", "forest": "Wolves are safe", "cave": "Bats are safe"}
+
+
+def vr_card(card: str) -> str:
+    """A ring card in words: 'the tower', "Ann's Home"."""
+    return f"{card[5:]}'s Home" if card.startswith("home:") else f"the {card}"
+
+
+class VampiRingNarrator(Narrator):
+    """VampiRing: the ring, secret moves, each turn's fights, hauntings and eliminations."""
+
+    TITLE = "VampiRing"
+    RULE = "VR-10, VR-11"
+
+    def setup_words(self) -> str:
+        words = f"{self.options.get('variant', 'castle')} variant"
+        if self.options.get("max_turns"):
+            words += f", at most {plural(self.options['max_turns'], 'turn')}"
+        return words
+
+    def on_RingLaid(self, d: dict, _next: dict | None) -> str:
+        return (f"The ring of {len(d['ring'])} cards is laid; every family starts as a Man, a "
+                "Wolf and a Bat on its own Home with 8 drops of blood (VR-1, VR-2).")
+
+    def on_MoveSubmitted(self, d: dict, _next: dict | None) -> str:
+        if "metamorphosis" not in d:
+            return f"{d['player']} submits a secret move (VR-4)."
+        return (f"{d['player']} secretly chooses metamorphosis {d['metamorphosis']} "
+                f"({VR_CHANGES[d['metamorphosis']]}) and {VR_DIRECTIONS[d['direction']]} "
+                "(VR-4).")
+
+    def on_TurnResolved(self, d: dict, _next: dict | None) -> str:
+        parts = []
+        for fight in d["fights"]:
+            shapes = {(v["player"], v["id"]): v["shape"] for v in fight["vampires"]}
+            hurt = ", ".join(f"{w['player']}'s {VR_SHAPES[shapes[(w['player'], w['id'])]]} "
+                             f"−{w['wounds']}" for w in fight["wounds"])
+            effect = VR_EFFECTS.get(fight["card"])
+            if fight["card"].startswith("home:") and self.options.get("variant") == "castle":
+                effect = f"{fight['card'][5:]}'s family is safe at home"
+            where = vr_card(fight["card"]) + (f" ({effect}, VR-7)" if effect else "")
+            parts.append(f"a fight on {where}: {hurt or 'nobody is hurt'} (VR-6)")
+        for haunt in d["haunted"]:
+            parts.append(f"{haunt['player']}'s vampire is haunted on {haunt['home']}'s Home (VR-8)")
+        text = f"Turn {d['turn']} resolves (VR-5): " + ("; ".join(parts) or "no fight")
+        lost = {p: n for p, n in d["lost"].items() if n}
+        text += f". Blood lost: {tally(lost)} (VR-9)" if lost else ". No blood is lost"
+        if d["eliminated"]:
+            text += f"; {names(d['eliminated'])} eliminated (VR-9)"
+        return text + "."
+
+    def on_GameEnded(self, d: dict, _next: dict | None) -> str:
+        if d.get("reason") == "max_turns":
+            return self.ending(d, "The turn limit is reached (VR-12)")
+        if d.get("reason") == "no_family":
+            return self.ending(d, "No family is left")
+        return self.ending(d, "One family is left")
