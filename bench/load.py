@@ -24,7 +24,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from domain import available_games, game_class  # noqa: E402
+from replays.bench import listening_socket  # noqa: E402
 
 SHORT_OPTIONS = {"rounds": 1, "phases": 1, "max_turns": 60}  # keeps a game to a few dozen moves
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve"]
@@ -258,13 +258,6 @@ def loopback_only(url: str) -> tuple[str, int]:
     return host, parts.port or 80
 
 
-def free_port() -> int:
-    """A loopback port nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def postgres_schema() -> Iterator[dict[str, str]]:
     """A fresh schema on the PostgreSQL server (POSTGRES_* or the defaults), dropped after."""
@@ -290,15 +283,16 @@ def served(args: argparse.Namespace) -> Iterator[tuple[str, int]]:
     """`gruft serve --workers N` on a fresh store in a temporary folder; its host and port."""
     folder = Path(tempfile.mkdtemp(prefix="gruft-load-"))
     try:
-        with (postgres_schema() if args.storage == "postgres" else _sqlite(folder)) as store:
-            port = free_port()
+        with (postgres_schema() if args.storage == "postgres" else _sqlite(folder)) as store, \
+                listening_socket() as sock:
+            port = sock.getsockname()[1]
             env = {**os.environ, **store, "GRUFT_DATA_DIR": str(folder / "data"),
                    "GUNICORN_CMD_ARGS": "--no-control-socket"}
             gruft = Path(sys.executable).with_name("gruft")
             with (folder / "serve.log").open("w") as log:
                 proc = subprocess.Popen(
-                    [str(gruft), "serve", "--port", str(port), "--workers", str(args.workers)],
-                    env=env, stdout=log, stderr=subprocess.STDOUT)
+                    [str(gruft), "serve", "--fd", str(sock.fileno()), "--workers", str(args.workers)],
+                    env=env, stdout=log, stderr=subprocess.STDOUT, pass_fds=(sock.fileno(),))
             try:
                 wait_until_up(port, proc, folder / "serve.log")
                 yield "127.0.0.1", port

@@ -254,26 +254,41 @@ def hello_app() -> Any:
     return app
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def listening_socket() -> socket.socket:
+    """A socket on a free loopback port, bound and listening, for a server process to inherit.
+
+    The server is handed the socket itself (gunicorn's fd://), not a port number: a port chosen
+    now and bound later could meanwhile be taken by another server (tests run in parallel), and
+    the readiness check would then talk to that one.
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
 
 
-def gunicorn_argv(app_spec: str, port: int, workers: int) -> list[str]:
+def gunicorn_argv(app_spec: str, sock: socket.socket, workers: int) -> list[str]:
     """gunicorn as `gruft serve` runs it (replays.cli.serve), for another app."""
     gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
-    return [gunicorn, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-            "--access-logfile", "-", "--error-logfile", "-", app_spec]
+    return [gunicorn, "--bind", f"fd://{sock.fileno()}", "--workers", str(workers),
+            "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket", app_spec]
+
+
+def gruft_argv(sock: socket.socket, workers: int) -> list[str]:
+    """`gruft serve` on the inherited socket `sock`."""
+    return [sys.executable, "-m", "replays.cli", "serve", "--fd", str(sock.fileno()),
+            "--workers", str(workers)]
 
 
 @contextmanager
-def server(argv: list[str], port: int, env: dict[str, str], log: Path,
-           ready_path: str) -> Iterator[None]:
-    """A server process on 127.0.0.1:`port`, up once `ready_path` answers; stopped afterwards."""
+def server(argv: list[str], sock: socket.socket, env: dict[str, str], log: Path,
+           ready_path: str) -> Iterator[int]:
+    """A server process serving `sock`, yielded its port once `ready_path` answers; then stopped."""
+    port = sock.getsockname()[1]
     with open(log, "ab") as out:
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   pass_fds=(sock.fileno(),))
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -288,7 +303,7 @@ def server(argv: list[str], port: int, env: dict[str, str], log: Path,
             if time.monotonic() > deadline:
                 raise RuntimeError(f"server on port {port} did not come up; see {log}")
             time.sleep(0.1)
-        yield
+        yield port
     except BaseException:
         # The work folder is temporary: keep the server's log where the user can read it.
         kept = Path(tempfile.gettempdir()) / f"gruft-bench-{log.name}"
@@ -471,14 +486,13 @@ def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Load, Load]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_"))}
     env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "GAMES_DB": str(work / "api.sqlite"),
                 "GRUFT_DATA_DIR": str(work / "api-data"), "PYTHONPATH": str(ROOT)})
-    gruft_port, hello_port = free_port(), free_port()
-    gruft_argv = [sys.executable, "-m", "replays.cli", "serve", "--host", "127.0.0.1",
-                  "--port", str(gruft_port), "--workers", "2"]
     best_api: Load | None = None
     best_hello: Load | None = None
-    with server(gruft_argv, gruft_port, env, work / "gruft-serve.log", "/games"), \
-            server(gunicorn_argv("replays.bench:hello_app()", hello_port, 2), hello_port, env,
-                   work / "hello-serve.log", "/"):
+    with listening_socket() as gruft_sock, listening_socket() as hello_sock, \
+            server(gruft_argv(gruft_sock, 2), gruft_sock, env, work / "gruft-serve.log",
+                   "/games") as gruft_port, \
+            server(gunicorn_argv("replays.bench:hello_app()", hello_sock, 2), hello_sock, env,
+                   work / "hello-serve.log", "/") as hello_port:
         for round_no in range(sizes.rounds):
             api = api_load(gruft_port, sizes, seed + round_no)
             hello = hello_load(hello_port, sizes)

@@ -15,12 +15,17 @@ def serve(args: argparse.Namespace) -> int:
     gunicorn's own access log is off: it would print query strings (a viewer page may carry a
     token there); gruft logs one structured line per request itself (api.request_log). Its
     control socket is off too: every gunicorn on a machine would share ~/.gunicorn/gunicorn.ctl.
+    With --fd it serves a socket its parent already bound and listens on (a supervisor, the
+    benchmark, the tests): no other process can take the port between choosing and binding it.
     """
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
-    argv = [gunicorn, "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+    if args.fd is not None:
+        bind, where = f"fd://{args.fd}", f"inherited socket {args.fd}"
+    else:
+        bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
+    argv = [gunicorn, "--bind", bind, "--workers", str(args.workers),
             "--error-logfile", "-", "--no-control-socket", "api:create_app()"]
-    print(f"gruft serving on http://{args.host}:{args.port} with {args.workers} worker(s)",
-          flush=True)
+    print(f"gruft serving on {where} with {args.workers} worker(s)", flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
 
@@ -44,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default=os.environ.get("GRUFT_HOST", "127.0.0.1"))
     p.add_argument("--port", type=int, default=int(os.environ.get("GRUFT_PORT", "8000")))
     p.add_argument("--workers", type=int, default=int(os.environ.get("GRUFT_WORKERS", "1")))
+    p.add_argument("--fd", type=int, default=None, metavar="N",
+                   help="serve the listening socket inherited as file descriptor N "
+                        "(--host and --port are then unused)")
     p.set_defaults(func=serve)
     _load_plugins()
     for name, (help_, configure) in COMMANDS.items():

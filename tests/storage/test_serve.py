@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from replays.bench import listening_socket
 from service.signing import KEY_FILE, public_pem
 from tests.play import SHORT_OPTIONS, seats
 from tests.storage.kit import games_under_test, run_threads
@@ -50,17 +50,13 @@ def call(port: int, method: str, path: str, body: Any = None, token: str | None 
         conn.close()
 
 
-def free_port() -> int:
-    """A loopback port nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def server(storage_env, tmp_path) -> Iterator[dict[str, Any]]:
     """`gruft serve --workers 2` on the storage under test; its port, data dir and log."""
-    port, log, access = free_port(), tmp_path / "serve.log", tmp_path / "access.log"
+    # The server inherits a socket bound here: a port chosen here and bound by gunicorn later
+    # could meanwhile be taken by another test's server, and we would talk to that one.
+    sock = listening_socket()
+    port, log, access = sock.getsockname()[1], tmp_path / "serve.log", tmp_path / "access.log"
     env = {**os.environ, **storage_env,
            # The worker's pid on every access line (path only, no query string), to see that
            # both workers answered; no control socket, which every gunicorn on the machine
@@ -68,8 +64,10 @@ def server(storage_env, tmp_path) -> Iterator[dict[str, Any]]:
            "GUNICORN_CMD_ARGS": f"--no-control-socket --access-logfile {access} "
                                 "--access-logformat 'pid=%(p)s \"%(m)s %(U)s\" %(s)s'"}
     with log.open("w") as out:
-        proc = subprocess.Popen([str(GRUFT), "serve", "--port", str(port), "--workers", "2"],
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([str(GRUFT), "serve", "--fd", str(sock.fileno()), "--workers", "2"],
+                                env=env, stdout=out, stderr=subprocess.STDOUT,
+                                pass_fds=(sock.fileno(),))
+    sock.close()  # gunicorn holds it now
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
