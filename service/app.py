@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import logging
 import pickle
-import random
 import secrets
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from threading import Lock
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import (
@@ -24,11 +22,12 @@ from eventsourcing.application import (
     Repository,
     project_aggregate,
 )
-from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError
+from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
+from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.settings import storage_env
 from service.tokens import Credentials, issue_credentials
@@ -36,8 +35,6 @@ from service.tokens import Credentials, issue_credentials
 SEED_MAX_LENGTH = 200
 EVENTS_PAGE_MAX = 1000
 CREDENTIALS_CACHE_SIZE = 10_000  # games whose token hashes a worker keeps in memory
-DDL_ATTEMPTS = 8  # tries at creating the tables while other workers create them too
-T = TypeVar("T")
 log = logging.getLogger("gruft.storage")
 
 
@@ -120,23 +117,6 @@ class GameRepository(Repository):
                 self.cache.put(aggregate_id, aggregate)
 
 
-def _retry_concurrent_ddl(build: Callable[[], T]) -> T:
-    """Build a recorder whose tables other workers may be creating at the same moment.
-
-    On PostgreSQL, concurrent `CREATE TABLE IF NOT EXISTS` / `CREATE OR REPLACE FUNCTION` fail
-    with a unique violation on pg_type or "tuple concurrently updated"; once the other worker
-    has committed, the same idempotent statements succeed.
-    """
-    for attempt in range(DDL_ATTEMPTS):
-        try:
-            return build()
-        except (IntegrityError, InternalError):
-            if attempt == DDL_ATTEMPTS - 1:
-                raise
-            time.sleep(0.05 * (attempt + 1) + random.random() * 0.05)
-    raise AssertionError("not reached")
-
-
 SQLITE_SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 
@@ -188,11 +168,11 @@ class Games(Application):
 
     def construct_recorder(self) -> Any:
         """The events recorder; its tables are created race-safely (workers start together)."""
-        return _retry_concurrent_ddl(super().construct_recorder)
+        return retry_concurrent_ddl(super().construct_recorder)
 
     def construct_snapshot_store(self) -> Any:
         """The snapshot store; its table is created race-safely too."""
-        return _retry_concurrent_ddl(super().construct_snapshot_store)
+        return retry_concurrent_ddl(super().construct_snapshot_store)
 
     def construct_repository(self) -> GameRepository:
         """The repository with a per-worker cache that is forwarded by copy, never in place."""

@@ -18,21 +18,19 @@ Tables (the same on SQLite and PostgreSQL):
 from __future__ import annotations
 
 import json
-import random
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-from eventsourcing.persistence import IntegrityError, InternalError, Tracking
+from eventsourcing.persistence import Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
+from service.ddl import retry_concurrent_ddl
 from service.readmodels.metrics import METRICS, Sample, score_sign
 
 PAGE_MAX = 200
-T = TypeVar("T")
 
 TABLES = {
     "games": "readmodel_games",
@@ -306,7 +304,7 @@ class ReadModelView:
             with self._transaction(commit=True) as c:
                 for statement in self.view_ddl():
                     c.execute(statement)
-        _retry_concurrent_ddl(create)
+        retry_concurrent_ddl(create)
 
 
 def summary(row: Any) -> dict[str, Any]:
@@ -324,20 +322,6 @@ def _plain(value: Any) -> Any:
     return float(value) if isinstance(value, float) else value
 
 
-def _retry_concurrent_ddl(build: Callable[[], T], attempts: int = 8) -> T:
-    # Several API workers may create the views at the same moment; on PostgreSQL the loser of
-    # a concurrent CREATE ... IF NOT EXISTS fails on a catalog unique index, and succeeds once
-    # the winner has committed.
-    for attempt in range(attempts):
-        try:
-            return build()
-        except (IntegrityError, InternalError):
-            if attempt == attempts - 1:
-                raise
-            time.sleep(0.05 * (attempt + 1) + random.random() * 0.05)
-    raise AssertionError("not reached")
-
-
 class SQLiteReadModelView(ReadModelView, SQLiteTrackingRecorder):
     """The read models in SQLite (by default a file beside the games' own)."""
 
@@ -346,6 +330,11 @@ class SQLiteReadModelView(ReadModelView, SQLiteTrackingRecorder):
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), *self.view_ddl()]
+
+    def create_table(self) -> None:
+        # Two workers starting on a new file both record the tracking table's migration row;
+        # the loser retries and then finds it (a failed boot stopped gunicorn in CI).
+        retry_concurrent_ddl(super().create_table)
 
     @contextmanager
     def _transaction(self, *, commit: bool) -> Iterator[Any]:
@@ -376,7 +365,7 @@ class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
         return {key: f"{schema}.{_quoted(table)}" for key, table in TABLES.items()}
 
     def create_table(self) -> None:
-        _retry_concurrent_ddl(super().create_table)
+        retry_concurrent_ddl(super().create_table)
         self.create_view_tables()
 
     @contextmanager

@@ -11,6 +11,7 @@ import pytest
 from api import create_app
 from service.app import Games
 from service.readmodels import RunnerBusy, RunnerLock, open_view, read_models, run, views_env
+from service.readmodels.views import SQLiteReadModelView
 from tests.projections.test_crash import GRUFT, child
 
 
@@ -103,3 +104,30 @@ def test_external_runner_readers_wait_a_bounded_time(storage_env):
     finally:
         read_models(app.extensions["gruft"]).close()
         app.extensions["gruft"].close()
+
+
+def test_workers_opening_the_views_of_a_new_store_together_both_succeed(sqlite_env, monkeypatch):
+    # gunicorn starts its workers together. Here one worker looks for the tracking table, finds
+    # none, and the other creates the tables and records their migration row before the first
+    # goes on: the first's own migration row then clashes. Before this was retried, the worker
+    # failed to boot and gunicorn stopped (a CI run lost its server so).
+    env = views_env(sqlite_env)
+    look = SQLiteReadModelView.max_tracking_id
+    raced: list[str] = []
+
+    def look_then_lose_the_race(self, application_name):
+        try:
+            return look(self, application_name)
+        finally:
+            if not raced:
+                raced.append(application_name)
+                other = open_view(env)  # the other worker, start to end
+                other.factory.close()
+
+    monkeypatch.setattr(SQLiteReadModelView, "max_tracking_id", look_then_lose_the_race)
+    view = open_view(env)
+    try:
+        assert raced == [view.table_migration_identifier]
+        assert view.max_tracking_id(Games.name) is None  # usable: nothing projected yet
+    finally:
+        view.factory.close()
