@@ -84,6 +84,7 @@ class GameUpdate:
     game: str
     version: int
     at: str  # the event's timestamp, ISO 8601
+    position: int  # the event's place in the log (a new game's index position)
     players: list[str] | None = None  # set by the creation event only
     samples: Sequence[Sample] = ()
     finished: bool = False
@@ -121,23 +122,24 @@ class ReadModelView:
 
     # -- commands (the projection's write path) ---------------------------------------------
 
-    def apply(self, update: GameUpdate, tracking: Tracking) -> None:
-        """Apply one game event and record its position, in one transaction."""
+    def apply(self, updates: Sequence[GameUpdate], tracking: Tracking) -> None:
+        """Apply game events in log order and record the position `tracking`, atomically."""
         with self._transaction(commit=True) as c:
-            self.apply_in(c, update, tracking.notification_id)
+            for update in updates:
+                self.apply_in(c, update)
             self._insert_tracking(c, tracking)  # type: ignore[attr-defined]
 
     @contextmanager
-    def bulk(self) -> Iterator[Callable[[GameUpdate, int], None]]:
+    def bulk(self) -> Iterator[Callable[[GameUpdate], None]]:
         """Many updates in one transaction through the statements of `apply`, untracked."""
         # For bulk loads and benchmarks only: following the log always goes through `apply`.
         with self._transaction(commit=True) as c:
-            yield lambda update, position: self.apply_in(c, update, position)
+            yield lambda update: self.apply_in(c, update)
 
-    def apply_in(self, c: Any, update: GameUpdate, position: int) -> None:
+    def apply_in(self, c: Any, update: GameUpdate) -> None:
         """The statements of one game event, inside the caller's transaction."""
         if update.players is not None:
-            self._created(c, update, position)
+            self._created(c, update)
         else:
             c.execute(self.sql("UPDATE {games} SET version = %s, updated_at = %s "
                                "WHERE game_id = %s"),
@@ -151,8 +153,8 @@ class ReadModelView:
         if update.finished:
             self._finished(c, update)
 
-    def _created(self, c: Any, update: GameUpdate, position: int) -> None:
-        players = update.players or []
+    def _created(self, c: Any, update: GameUpdate) -> None:
+        players, position = update.players or [], update.position
         c.execute(self.sql(
             "INSERT INTO {games} (position, game_id, game, players, status, version, created_at,"
             " updated_at) VALUES (%s, %s, %s, %s, 'in_progress', %s, %s, %s)"),
@@ -348,11 +350,6 @@ class SQLiteReadModelView(ReadModelView, SQLiteTrackingRecorder):
             with conn.transaction(commit=commit) as cursor:
                 yield cursor
 
-    def insert_tracking(self, tracking: Tracking) -> None:
-        """Move the position past an event that changes no view."""
-        with self._transaction(commit=True) as c:
-            self._insert_tracking(c, tracking)
-
     def _forget_statement(self) -> str:
         return "DELETE FROM tracking WHERE application_name = ?"
 
@@ -380,11 +377,6 @@ class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
             # crash may lose the last updates, each with its tracking record, never one alone.
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
             yield cursor
-
-    def insert_tracking(self, tracking: Tracking) -> None:
-        """Move the position past an event that changes no view."""
-        with self._transaction(commit=True) as c:
-            self._insert_tracking(c, tracking)
 
     def _forget_statement(self) -> str:
         table = f"{_quoted(self.datastore.schema)}.{_quoted(self.tracking_table_name)}"

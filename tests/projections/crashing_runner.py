@@ -2,7 +2,8 @@
 
 Run by test_crash.py as `python -m tests.projections.crashing_runner N` with the storage in
 the environment. The n-th event's view statements have run, its tracking record has not, and
-nothing is committed: the runner dies exactly between an event and the view's update.
+nothing of its batch is committed: the runner dies exactly between an event and the view's
+update. Batches are kept small here so that earlier batches are committed before it dies.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import signal
 import sys
 
-from service.readmodels import run
+from service.readmodels import projection, run
 from service.readmodels.views import ReadModelView
 
 crash_at = int(sys.argv[1])
@@ -19,16 +20,17 @@ applied = 0
 original = ReadModelView.apply_in
 
 
-def apply_in_then_die(self, c, update, position):  # noqa: ANN001, ANN201 - a test double
+def apply_in_then_die(self, c, update):  # noqa: ANN001, ANN201 - a test double
     """Run the event's statements; at the n-th, report it and die before the commit."""
     global applied
-    original(self, c, update, position)
+    original(self, c, update)
     applied += 1
     if applied == crash_at:
-        print(f"dying at {position} {update.game_id} {update.version}", flush=True)
+        print(f"dying at {update.position} {update.game_id} {update.version}", flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
 
 
 ReadModelView.apply_in = apply_in_then_die
+projection.BATCH_MAX = 40
 run(dict(os.environ), once=True, lock_wait=30)
 print("not killed", flush=True)

@@ -137,8 +137,8 @@ def ranked(stats: dict[str, dict[str, dict[str, Any]]], key: str) -> list[str]:
 
 
 def index_updates(count: int, kinds: list[str], players: list[str], seed: int = 1
-                  ) -> Iterator[tuple[Any, int]]:
-    """(update, position) of `count` games: kinds and players drawn at random, half finished."""
+                  ) -> Iterator[Any]:
+    """Updates of `count` games: kinds and players drawn at random, half finished."""
     from uuid import NAMESPACE_OID, uuid5
 
     from service.readmodels import GameUpdate
@@ -149,11 +149,11 @@ def index_updates(count: int, kinds: list[str], players: list[str], seed: int = 
         seats = rng.sample(players, 3) if len(players) > 3 else list(players)
         game_id = str(uuid5(NAMESPACE_OID, f"{seed}:{position}"))
         at = f"2025-01-01T00:00:{position % 60:02d}+00:00"
-        yield GameUpdate(game_id, key, 1, at, players=seats), position
+        yield GameUpdate(game_id, key, 1, at, position, players=seats)
         if rng.random() < 0.5:
             scores = {p: rng.randrange(100) for p in seats}
-            yield GameUpdate(game_id, key, 40, at, finished=True, scores=scores,
-                             winners=[seats[0]]), position
+            yield GameUpdate(game_id, key, 40, at, position, finished=True, scores=scores,
+                             winners=[seats[0]])
 
 
 def fill_index(view: Any, count: int, kinds: list[str], players: list[str], seed: int = 1
@@ -161,8 +161,8 @@ def fill_index(view: Any, count: int, kinds: list[str], players: list[str], seed
     """`count` games written into the views through the projection's own statements, in one
     transaction (no log, no tracking)."""
     with view.bulk() as apply:
-        for update, position in index_updates(count, kinds, players, seed):
-            apply(update, position)
+        for update in index_updates(count, kinds, players, seed):
+            apply(update)
 
 
 def fill_index_rows(view: Any, count: int, kinds: list[str], players: list[str], seed: int = 1
@@ -170,7 +170,8 @@ def fill_index_rows(view: Any, count: int, kinds: list[str], players: list[str],
     """The index rows `fill_index` writes, written directly in two bulk statements (fast; a
     test checks both write the same rows)."""
     games: dict[int, list[Any]] = {}
-    for update, position in index_updates(count, kinds, players, seed):
+    for update in index_updates(count, kinds, players, seed):
+        position = update.position
         if update.players is not None:
             games[position] = [position, update.game_id, update.game, json.dumps(update.players),
                                "in_progress", update.version, update.at, update.at, None, None,
