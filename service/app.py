@@ -30,6 +30,7 @@ from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.settings import storage_env
+from service.sqlite import tune_pool
 from service.tokens import Credentials, issue_credentials
 
 SEED_MAX_LENGTH = 200
@@ -117,31 +118,6 @@ class GameRepository(Repository):
                 self.cache.put(aggregate_id, aggregate)
 
 
-SQLITE_SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
-
-
-def use_synchronous(pool: Any, mode: str) -> None:
-    """Open every pooled SQLite connection with `PRAGMA synchronous=<mode>`.
-
-    eventsourcing runs SQLite in WAL mode with SQLite's default FULL, an fsync per commit (about
-    3 ms here, and commits of all workers queue behind it: it capped the API at ~300 commands/s,
-    bench/README.md). In WAL mode NORMAL is SQLite's own recommendation: the file is never
-    corrupted and a crash of the process loses nothing; only a power cut or an OS crash may lose
-    the last commits. SQLITE_SYNCHRONOUS=FULL restores an fsync per command.
-    """
-    mode = mode.upper()
-    if mode not in SQLITE_SYNCHRONOUS_MODES:
-        raise ValueError(f"SQLITE_SYNCHRONOUS must be one of {', '.join(SQLITE_SYNCHRONOUS_MODES)}")
-    create = pool._create_connection
-
-    def create_with_mode() -> Any:
-        connection = create()
-        connection._sqlite_conn.execute(f"PRAGMA synchronous={mode}")
-        return connection
-
-    pool._create_connection = create_with_mode
-
-
 class Games(Application):
     """The event-sourced store of every game, with its tokens."""
 
@@ -160,10 +136,10 @@ class Games(Application):
     # -- infrastructure: safe under several threads, processes and machines ---------------
 
     def construct_factory(self, env: Any) -> Any:
-        """eventsourcing's factory; on SQLite every connection gets the configured durability."""
+        """eventsourcing's factory; SQLite connections get a statement cache and durability."""
         factory = super().construct_factory(env)
         if isinstance(factory, SQLiteFactory):
-            use_synchronous(factory.datastore.pool, env.get("SQLITE_SYNCHRONOUS") or "NORMAL")
+            tune_pool(factory.datastore.pool, env.get("SQLITE_SYNCHRONOUS") or "NORMAL")
         return factory
 
     def construct_recorder(self) -> Any:

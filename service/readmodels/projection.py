@@ -38,6 +38,7 @@ from service.readmodels.views import (
     SQLiteReadModelView,
 )
 from service.settings import storage_env
+from service.sqlite import tune_pool
 
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
 MIRROR_SIZE = 512  # games in progress whose state the projection keeps between events
@@ -204,6 +205,9 @@ def open_view(env: Mapping[str, str]) -> ReadModelView:
     tracking_class: Any = factory.tracking_recorder_class
     if issubclass(tracking_class, SQLiteTrackingRecorder):
         view_class: Any = SQLiteReadModelView
+        # NORMAL: no fsync per commit; a power cut may lose the last batches, each with its
+        # tracking record, so the runner simply projects those events again.
+        tune_pool(factory.datastore.pool, "NORMAL")
     elif issubclass(tracking_class, PostgresTrackingRecorder):
         view_class = PostgresReadModelView
     else:

@@ -338,18 +338,6 @@ class SQLiteReadModelView(ReadModelView, SQLiteTrackingRecorder):
         # the loser retries and then finds it (a failed boot stopped gunicorn in CI).
         retry_concurrent_ddl(super().create_table)
 
-    @contextmanager
-    def _transaction(self, *, commit: bool) -> Iterator[Any]:
-        with self.datastore.get_connection(commit=commit) as conn:
-            if commit:
-                # In WAL mode NORMAL skips the fsync of each commit (10 ms here) yet stays
-                # atomic: a power cut may lose the last updates, but each with its tracking
-                # record, so the runner simply projects those events again.
-                with conn.cursor() as pragma:
-                    pragma.execute("PRAGMA synchronous=NORMAL")
-            with conn.transaction(commit=commit) as cursor:
-                yield cursor
-
     def _forget_statement(self) -> str:
         return "DELETE FROM tracking WHERE application_name = ?"
 
