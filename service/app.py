@@ -11,7 +11,7 @@ import pickle
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from threading import Lock
+from threading import Lock, local
 from typing import Any
 from uuid import UUID
 
@@ -91,6 +91,7 @@ class GameRepository(Repository):
             return super().get(aggregate_id, version=version, projector_func=projector_func,
                                fastforward_skipping=fastforward_skipping,
                                deepcopy_from_cache=deepcopy_from_cache)
+        private = deepcopy_from_cache and self.deepcopy_from_cache  # for a command to change
         try:
             aggregate = self.cache.get(aggregate_id)
         except KeyError:
@@ -102,8 +103,11 @@ class GameRepository(Repository):
                                                    gt=aggregate.version))
             if new_events:
                 aggregate = projector_func(copy_game(aggregate), new_events)
+                if private:
+                    # Already a private copy: the command's save offers it to the cache.
+                    return aggregate
                 self._offer(aggregate_id, aggregate)
-        if deepcopy_from_cache and self.deepcopy_from_cache:
+        if private:
             aggregate = copy_game(aggregate)  # commands mutate; the cached game must not change
         return aggregate
 
@@ -128,6 +132,7 @@ class Games(Application):
         env = storage_env(env)
         self.storage = env  # the resolved storage settings (data_dir, signing key)
         self._credentials: dict[UUID, Credentials] = {}  # game id -> its (immutable) tokens
+        self._saving = local()  # during a save: `aggregates`, the games being saved
         interval = int(env.get("SNAPSHOT_INTERVAL", "100"))
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
@@ -174,9 +179,23 @@ class Games(Application):
         command that was stored. A missing snapshot only means replaying a few more events.
         """
         try:
-            super().take_snapshot(aggregate_id, version, projector_func)
+            saved = getattr(self._saving, "aggregates", {}).get(aggregate_id)
+            if saved is not None and saved.version == version:
+                # The game just saved is that very state: no need to rebuild it from the store
+                # as eventsourcing does (~10 ms every 100 events, ~0.12 ms per command).
+                self.snapshots.put([type(saved).Snapshot.take(saved)])
+            else:  # a snapshot version inside a command's events: rebuilt at that version
+                super().take_snapshot(aggregate_id, version, projector_func)
         except PersistenceError as exc:
             log.warning("snapshot of %s at version %s not stored: %s", aggregate_id, version, exc)
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        # eventsourcing's loop, with the saved games at hand for take_snapshot above.
+        self._saving.aggregates = processing_event.aggregates
+        try:
+            super()._take_snapshots(processing_event)
+        finally:
+            self._saving.aggregates = {}
 
     # -- writing --------------------------------------------------------------------------
 
