@@ -37,8 +37,13 @@ def viewer(game_id: str):
 def documented(*statuses: int):
     """Document the contract's error answers of a route."""
     def wrap(func):
+        described = func
         for status in statuses:
-            func = blp.alt_response(status, schema=schemas.Error, description=ERRORS[status])(func)
+            described = blp.alt_response(status, schema=schemas.Error,
+                                         description=ERRORS[status])(described)
+        # alt_response only documents: its wrappers just call through (a context lookup each,
+        # six on the command route). Keep its documentation on the route itself instead.
+        func._apidoc = described._apidoc
         return func
     return wrap
 
