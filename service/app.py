@@ -11,6 +11,7 @@ import pickle
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from threading import Lock, local
 from typing import Any
 from uuid import UUID
@@ -64,10 +65,26 @@ def parse_game_id(game_id: str | UUID) -> UUID:
         raise GameNotFound(f"no game {game_id!r}") from None
 
 
+# Values a game shares with its copies: nothing changes them in place. Pickling them is most of
+# a copy's cost (a timezone-aware datetime takes ~27 µs to pickle and load, a UUID ~14 µs).
+SHARED_TYPES = (str, int, float, bool, type(None), UUID, datetime)
+
+
 def copy_game(aggregate: Any) -> Any:
-    """A deep copy of a game: a pickle round trip, 2-3x faster than copy.deepcopy on game state
-    (plain dicts and lists; shared references stay shared, as deepcopy's memo keeps them)."""
-    return pickle.loads(pickle.dumps(aggregate, pickle.HIGHEST_PROTOCOL))
+    """A deep copy of a game, as pickle would make it (``__new__``, then the state).
+
+    The mutable state (plain dicts and lists) goes through one pickle round trip, 2-3x faster
+    than copy.deepcopy, and references shared inside it stay shared, as deepcopy's memo keeps
+    them; immutable values are shared with the original.
+    """
+    state = vars(aggregate)
+    shared = {k: v for k, v in state.items() if type(v) in SHARED_TYPES}
+    private = {k: v for k, v in state.items() if k not in shared}
+    cls = type(aggregate)
+    clone = cls.__new__(cls)
+    vars(clone).update(pickle.loads(pickle.dumps(private, pickle.HIGHEST_PROTOCOL)))
+    vars(clone).update(shared)
+    return clone
 
 
 class GameRepository(Repository):

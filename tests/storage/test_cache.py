@@ -82,3 +82,36 @@ def test_cache_is_forwarded_when_another_application_wrote(make_games):
         advance(first, game_id, random.Random(n + 100), 1)
         assert second.game(game_id).version == first.game(game_id).version
         check_log(second, game_id)
+
+
+@pytest.mark.parametrize("key", games_under_test())
+def test_a_copied_game_equals_the_original_and_shares_nothing_mutable(key):
+    from domain import game_class
+    from service.app import copy_game
+    from tests.play import SHORT_OPTIONS, seats
+
+    game = game_class(key).start(seats(key), seed=3, options=SHORT_OPTIONS.get(key))
+    game.collect_events()
+    rng = random.Random(3)
+    for _ in range(12):
+        if game.finished:
+            break
+        player = game.to_act[0]
+        moves = game.legal_moves(player)
+        game.execute(player, moves[rng.randrange(len(moves))])
+        game.collect_events()
+    copy = copy_game(game)
+    # Check the copy is the same game: state, chain, views and moves …
+    assert type(copy) is type(game) and vars(copy) == vars(game)
+    assert state_of(copy) == state_of(game) and copy.chain_hash == game.chain_hash
+    for player in game.players:
+        assert copy.legal_moves(player) == game.legal_moves(player)
+    # … and nothing mutable is shared: a command on the copy leaves the original as it was
+    before = deepcopy(vars(game))
+    for name, value in vars(game).items():
+        if isinstance(value, list | dict | set):
+            assert vars(copy)[name] is not value, name
+    if not copy.finished:
+        player = copy.to_act[0]
+        copy.execute(player, copy.legal_moves(player)[0])
+        assert vars(game) == before
