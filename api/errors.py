@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+from eventsourcing.persistence import OperationalError
 from flask import Flask, jsonify
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
@@ -12,7 +15,10 @@ from service import Conflict, Forbidden, GameNotFound, Unauthorized
 
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
               405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
-              415: "unsupported_media_type", 422: "bad_request", 500: "internal_error"}
+              415: "unsupported_media_type", 422: "bad_request", 500: "internal_error",
+              503: "unavailable"}
+RETRY_AFTER_SECONDS = 1  # told to a client whose request met a busy store
+log = logging.getLogger("gruft.api")
 
 
 def error_response(status: int, code: str, message: str, rule: str | None = None):
@@ -70,6 +76,10 @@ STATUSES: dict[type[Exception], tuple[int, str]] = {
     Forbidden: (403, "forbidden"),
     GameNotFound: (404, "not_found"),
     Conflict: (409, "conflict"),
+    # The store refused the transaction (an SQLite file locked by other writers beyond
+    # SQLITE_LOCK_TIMEOUT, a PostgreSQL server going away): it rolled back, nothing was written,
+    # and the same request may well succeed a moment later.
+    OperationalError: (503, "unavailable"),
 }
 
 
@@ -82,7 +92,13 @@ def register_error_handlers(app: Flask) -> None:
 
     def answer(err: Exception):
         status, code = next(STATUSES[c] for c in type(err).__mro__ if c in STATUSES)
-        return error_response(status, code, str(err))
+        if status != 503:
+            return error_response(status, code, str(err))
+        log.warning("store unavailable: %s", err)
+        body, status = error_response(status, code, f"the game store is busy ({err}); nothing "
+                                      "was written, try again")
+        body.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return body, status
 
     for error in STATUSES:
         app.register_error_handler(error, answer)

@@ -21,7 +21,8 @@ blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION = {
     **blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
 
 ERRORS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-          409: "conflict", 422: "not_your_turn or illegal_move"}
+          409: "conflict", 422: "not_your_turn or illegal_move",
+          503: "unavailable: the store stayed busy, nothing was written; retry after Retry-After"}
 
 
 def games() -> Games:
@@ -61,7 +62,7 @@ class GameCollection(MethodView):
 
     @blp.arguments(schemas.CreateGame())
     @blp.response(201, schemas.CreatedGame)
-    @documented(400)
+    @documented(400, 503)
     def post(self, body):
         """Create a game: seeded, or from a stacked deal; answers the host and player tokens."""
         new = games().create_game(body["game"], body["players"], seed=body.get("seed"),
@@ -104,7 +105,7 @@ class LegalMoves(MethodView):
 class Commands(MethodView):
     @blp.arguments(schemas.CommandBody())
     @blp.response(200, schemas.CommandResult)
-    @documented(400, 401, 403, 404, 409, 422)
+    @documented(400, 401, 403, 404, 409, 422, 503)
     def post(self, body, game_id):
         """Run a command; a refused one cites its ruling and changes nothing."""
         expected = body.pop("expected_version", None)
