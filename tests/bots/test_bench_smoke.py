@@ -38,3 +38,11 @@ def test_bench_runs_every_measurement_and_ends_with_json(monkeypatch, capsys):
     assert figures["api_command_p50_ms"] <= figures["api_command_p99_ms"]
     # And the human-readable part precedes it.
     assert any(line.startswith("targets") for line in lines[:-1])
+
+
+def test_a_ratio_pairs_each_round_with_its_baseline_and_takes_the_median():
+    # Round by round 2, 4 and 3 times the baseline: the median, 3 — not best over best (30/10).
+    assert bench.paired_ratio([10.0, 20.0, 30.0], [5.0, 5.0, 10.0]) == 3.0
+    assert bench.paired_ratio([], []) == 0.0
+    with pytest.raises(ValueError):
+        bench.paired_ratio([1.0, 2.0], [1.0])  # every round has both sides
