@@ -145,13 +145,14 @@ def _recorder(decorator: CommandMethodDecorator, event_class: Any) -> Any:
     library's own path, with its own errors. Same event class, same fields, same ``apply``.
     """
     func = decorator.decorated_func
-    names = frozenset(list(signature(func).parameters)[1:])
+    order = tuple(signature(func).parameters)[1:]  # the event class's own fields, in order
+    names = frozenset(order)
 
     def record(self: Game, *args: Any, **fields: Any) -> None:
         if args or fields.keys() != names:
             BoundCommandMethodDecorator(decorator, self).trigger(*args, **fields)
         else:
-            self.trigger_event(event_class, **fields)
+            self._trigger_exact(event_class, {name: fields[name] for name in order})
 
     record.__name__, record.__qualname__, record.__doc__ = (
         func.__name__, func.__qualname__, func.__doc__)
@@ -325,6 +326,24 @@ class Game(Aggregate):
         # define no TOPIC, whose check is the only other thing it does).
         new_event = event_class(originator_id=self.id, originator_version=self.version + 1,
                                 timestamp=timestamp, prev_hash=prev, hash=digest, **kwargs)
+        new_event.mutate(self)
+        self._pending_events.append(new_event)
+
+    def _trigger_exact(self, event_class: Any, fields: dict[str, Any]) -> None:
+        """`trigger_event` for fields known to be exactly the event class's own, in its order.
+
+        The event is built as eventsourcing's mapper builds a stored one (``__new__``, then its
+        ``__dict__``), not through the frozen dataclass's ``__init__``, whose only work here
+        would be to check the names again (4.6 against 1.1 µs per event).
+        """
+        timestamp = _next_timestamp(event_class)
+        prev = self.chain_hash
+        version = self.version + 1
+        digest = event_hash(prev, version, event_class.__name__, timestamp_text(timestamp), fields)
+        new_event = object.__new__(event_class)
+        object.__setattr__(new_event, "__dict__", {
+            "originator_id": self.id, "originator_version": version, "timestamp": timestamp,
+            "prev_hash": prev, "hash": digest, **fields})
         new_event.mutate(self)
         self._pending_events.append(new_event)
 

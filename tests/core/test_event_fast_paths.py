@@ -3,6 +3,7 @@ the same events through eventsourcing (domain/core/chain.py, domain/core/game.py
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -82,7 +83,7 @@ def test_recorder_triggers_the_librarys_event_and_falls_back_for_other_calls():
     cls = type(fast)
     player = fast.to_act[0]
     card = fast.hands[player][0]
-    fast._played(player=player, cards=[card], value=1)
+    fast._played(value=1, cards=[card], player=player)  # keywords in any order
     decorator = cls._played.__wrapped__
     assert decorator.__name__ == "_played"
     # the library's own bound path, as every call went before
@@ -94,6 +95,10 @@ def test_recorder_triggers_the_librarys_event_and_falls_back_for_other_calls():
     clock = {"timestamp", "hash", "prev_hash", "originator_id"}  # differ between two games
     assert {k: v for k, v in vars(a).items() if k not in clock} \
         == {k: v for k, v in vars(b).items() if k not in clock}
+    # built without the dataclass __init__, yet with its fields in its order (the log shows
+    # `data` in this order) and equal to one the dataclass builds
+    assert list(vars(a)) == [f.name for f in dataclasses.fields(cls.Played)]
+    assert type(a)(**vars(a)) == a
     # positional arguments take the library's path and give the same event
     fast._passed(player, False)
     (c,) = fast.collect_events()
