@@ -1,8 +1,8 @@
 """The materialised views: plain tables updated in the same transaction as the tracking position.
 
 Each view class is one of eventsourcing's tracking recorders extended with the read models'
-tables, so an event's update and the record that it was processed commit or roll back
-together, and the single-row tracking table refuses a position it has already passed: an
+tables, so the updates of a batch of events and the record of how far they go commit or roll
+back together, and the single-row tracking table refuses a position it has already passed: an
 event is applied exactly once, whatever crashes in between.
 
 Tables (the same on SQLite and PostgreSQL):
