@@ -361,11 +361,14 @@ class Game(Aggregate):
             raise BadCommand(f"{self.KEY} has no command {type_!r} (known: {', '.join(self.COMMANDS)})")
         fields = spec.read(type_, command)
         if self.finished:
-            raise GameFinished(self.END_RULE or self.TURN_RULE,
-                               "The game is over; no more commands.")
+            raise self.end_refusal()
         if player not in self.to_act:
             raise self.turn_refusal(player)
         getattr(self, spec.method)(player, **fields)
+
+    def end_refusal(self) -> GameFinished:
+        """Why no command is taken any more; a game may cite the ruling that ended it."""
+        return GameFinished(self.END_RULE or self.TURN_RULE, "The game is over; no more commands.")
 
     def turn_refusal(self, player: str) -> NotYourTurn:
         """Why `player` may not act now; a game may cite a more precise ruling."""

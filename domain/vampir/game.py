@@ -209,8 +209,10 @@ class Vampir(Game):
         if wrong:
             raise Refusal("VA-5", f"A collect at the {location} lays out a {location} hunt; "
                                   f"{', '.join(wrong)} cannot join it.")
-        _check_hunt(ordered(taken + cards), location, "VA-6",
-                    f"the {location} cards with {', '.join(cards) or 'nothing added'}")
+        # VA-5: "if no such hunt can be made the collect is illegal" (a hunt as VA-6 has it).
+        hunt = ordered(taken + cards)
+        _check_hunt(hunt, location, "VA-5", f"A collect lays out a hunt (VA-6), but the "
+                                            f"{location} hunt it would make ({', '.join(hunt)})")
         self._collected(player=player, location=location, cards=cards, taken=list(taken),
                         replaced=list(self.hunts[player].get(location, [])))
         self._after_hunt(player)

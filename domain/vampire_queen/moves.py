@@ -63,7 +63,7 @@ def raise_moves(hand: list[str], count: int, high: int) -> list[dict[str, Any]]:
 
 def slayer_round_moves(hand: list[str]) -> list[dict[str, Any]]:
     """A later player's options in a slayer round: one vampire or Queen, else the forced pass."""
-    cards = sorted({c for c in hand if c not in SLAYERS}, key=_rank)
+    cards = sorted({c for c in hand if c not in SLAYERS}, key=_rank)  # VQ-13: no second slayer
     if not cards and hand:  # VQ-12: only the other slayer in hand
         return [PASS]
     return [_play([c]) for c in cards]  # VQ-10: any value, no pass

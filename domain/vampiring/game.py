@@ -12,6 +12,7 @@ from domain.core import (
     BadSetup,
     Command,
     Game,
+    GameFinished,
     NotYourTurn,
     Option,
     Param,
@@ -129,6 +130,13 @@ class VampiRing(Game):
             return NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
                                        f"{self.eliminated[player]}; it no longer moves.")
         return super().turn_refusal(player)
+
+    def end_refusal(self) -> GameFinished:
+        """A game stopped by `max_turns` cites VR-12; one decided by the families, VR-10."""
+        if self.end_reason == "max_turns":
+            return GameFinished("VR-12", f"The game ended after its {self.turns_played} "
+                                         "allowed turns; no more moves.")
+        return super().end_refusal()
 
     def list_moves(self, player: str) -> list[dict[str, Any]]:
         """Every living family may take either metamorphosis in either direction (VR-4)."""

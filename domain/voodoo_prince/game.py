@@ -122,6 +122,7 @@ class VoodooPrince(Game):
         return [p for p in self.players if p not in self.out]
 
     def _next_active(self, player: str, out: list[str]) -> str:
+        # VP-1: clockwise is increasing seat index, wrapping; finished players are skipped.
         seat = self.players.index(player)
         n = len(self.players)
         for step in range(1, n + 1):

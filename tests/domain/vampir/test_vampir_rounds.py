@@ -15,6 +15,7 @@ from .kit import (
     draw_and_discard_until_round_ends,
     new_table,
     play_script,
+    round_deal,
     scripted_round,
 )
 
@@ -40,6 +41,24 @@ def test_va8_va9_the_draw_taking_the_last_card_ends_the_round_at_once():
     # Check round 2 is dealt afresh and Ben, one seat clockwise, starts it (VA-1).
     assert dealt.round == 2 and dealt.start == BEN and table.game.to_act == [BEN]
     assert table.game.full_state()["out"] == [] and len(table.game.pile) == 88
+    check_cards_accounted(table)
+    table.check_rebuilt()
+
+
+def test_va8_on_a_stacked_deal_the_round_ends_with_the_draw_of_the_last_two_cards():
+    hands = {ANN: ["pub1"] * 4, BEN: ["docks1"] * 4, CAT: ["church1"] * 4}
+    table = new_table(seed=3, options={"rounds": 1}, deal=deal(round_deal(hands)))
+    assert len(table.game.pile) == 88  # 106 cards - 6 under the locations - 12 dealt
+    events = draw_and_discard_until_round_ends(table)
+    types = table.types(events)
+    # Check 44 draws of two empty the pile; the 44th (Ben's, turn 44 from Ann) ends the round
+    # at once (VA-8): no discard follows it, the round is scored and the game (1 round) ends.
+    assert types.count("Drew") == 44 and types.count("Discarded") == 43
+    drew = [e for e in events if type(e).__name__ == "Drew"][-1]
+    scored = scored_round(events)
+    assert drew.player == BEN and drew.draw_pile_size == 0
+    assert scored.reason == "draw_pile_empty" and scored.ended_by == BEN
+    assert table.game.finished
     check_cards_accounted(table)
     table.check_rebuilt()
 

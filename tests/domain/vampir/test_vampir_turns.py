@@ -195,8 +195,9 @@ def test_va5_collect_every_card_under_a_location_into_a_hunt():
     table.refuse(CAT, {"type": "collect", "location": "pub", "cards": ["castle2"]}, "VA-5")
     # Fail to add a card Cat does not hold.
     table.refuse(CAT, {"type": "collect", "location": "pub", "cards": ["pub1"]}, "VA-5")
-    # Fail to collect the castle with too few cards for a hunt (castle1 + castle2).
-    table.refuse(CAT, {"type": "collect", "location": "castle", "cards": ["castle2"]}, "VA-6")
+    # Fail to collect the castle with too few cards for a hunt (castle1 + castle2): no hunt
+    # (VA-6) can be made, so the collect is illegal (VA-5).
+    table.refuse(CAT, {"type": "collect", "location": "castle", "cards": ["castle2"]}, "VA-5")
     # Check Cat collects the pub without drawing: the three cards become her hunt.
     pile = len(table.game.pile)
     (collected,) = table.act(CAT, {"type": "collect", "location": "pub"})
@@ -212,8 +213,9 @@ def test_va5_collect_every_card_under_a_location_into_a_hunt():
     table.act(ANN, {"type": "discard", "card": "W", "location": "pub"})
     table.act(BEN, {"type": "draw"})
     table.act(BEN, {"type": "discard", "card": "docks1"})
-    # Fail to collect the joker with only jokers added: a hunt needs a real vampire (VA-6).
-    table.refuse(CAT, {"type": "collect", "location": "pub", "cards": ["W", "W"]}, "VA-6")
+    # Fail to collect the joker with only jokers added: a hunt needs a real vampire (VA-6), so
+    # the collect is illegal (VA-5).
+    table.refuse(CAT, {"type": "collect", "location": "pub", "cards": ["W", "W"]}, "VA-5")
     # Check Cat collects it with her pub2 and a joker, replacing her old pub hunt (VA-7).
     (collected,) = table.act(CAT, {"type": "collect", "location": "pub", "cards": ["W", "pub2"]})
     assert collected.replaced == ["pub1", "pub1", "W"]

@@ -136,8 +136,8 @@ def test_vr12_max_turns_ends_the_game_with_no_winner():
     assert t.game.scores == {"Blue": 16, "Red": 15, "Yellow": 16}
     assert t.game.public_state()["end"] == "max_turns"
     assert t.game.to_act == []
-    # Fail to play a fourth turn
-    t.refuse("Blue", command("a cw"), "VR-10")
+    # Fail to play a fourth turn: the refusal cites the ruling that ended the game
+    t.refuse("Blue", command("a cw"), "VR-12")
 
 
 def test_vr12_a_game_won_in_its_last_allowed_turn_is_won():

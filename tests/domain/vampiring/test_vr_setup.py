@@ -14,6 +14,7 @@ from tests.gamekit import Table
 from .kit import ring
 
 DUO = ["Blue", "Red"]
+TRIO = ["Blue", "Red", "Yellow"]
 SIX = ["Blue", "Red", "Yellow", "Green", "White", "Black"]
 
 
@@ -35,6 +36,21 @@ def test_vr1_each_family_starts_as_man_wolf_bat_on_its_home_with_8_drops():
     assert table.game.scores == {"Blue": 0, "Red": 0, "Yellow": 0}
     assert table.game.to_act == ["Blue", "Red", "Yellow"]
     assert state["turn"] == 1 and state["submitted"] == [] and state["eliminated"] == {}
+
+
+def test_vr1_on_a_stacked_ring_each_family_starts_on_the_home_where_it_was_put():
+    deal = ring(TRIO, {2: "home:Yellow", 4: "home:Blue", 9: "home:Red"})
+    state = Table(GAME, TRIO, seed=1, deal=deal).game.public_state()
+    # Check vampires 1, 2, 3 of every family start as Man, Wolf and Bat on that family's Home,
+    # wherever the stacked ring put it, with 8 drops each
+    assert state["homes"] == {"Blue": 4, "Red": 9, "Yellow": 2}
+    for player, home in state["homes"].items():
+        assert state["vampires"][player] == {
+            "1": {"shape": "M", "position": home},
+            "2": {"shape": "W", "position": home},
+            "3": {"shape": "B", "position": home},
+        }
+    assert state["blood"] == {p: 8 for p in TRIO}
 
 
 def test_vr1_two_to_six_players():
