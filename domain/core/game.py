@@ -317,11 +317,15 @@ class Game(Aggregate):
         return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
                                hash=digest, **kwargs)
 
-    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
+    def _link(self, event_class: Any, fields: dict[str, Any]) -> tuple[Any, str, str]:
+        """The next event's timestamp, previous hash and hash (the chain of API.md)."""
         timestamp = _next_timestamp(event_class)
         prev = self.chain_hash
-        digest = event_hash(prev, self.version + 1, event_class.__name__,
-                            timestamp_text(timestamp), kwargs)
+        return timestamp, prev, event_hash(prev, self.version + 1, event_class.__name__,
+                                           timestamp_text(timestamp), fields)
+
+    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
+        timestamp, prev, digest = self._link(event_class, kwargs)
         # eventsourcing's Aggregate.trigger_event, minus its copies of the keywords (our games
         # define no TOPIC, whose check is the only other thing it does).
         new_event = event_class(originator_id=self.id, originator_version=self.version + 1,
@@ -336,14 +340,11 @@ class Game(Aggregate):
         ``__dict__``), not through the frozen dataclass's ``__init__``, whose only work here
         would be to check the names again (4.6 against 1.1 µs per event).
         """
-        timestamp = _next_timestamp(event_class)
-        prev = self.chain_hash
-        version = self.version + 1
-        digest = event_hash(prev, version, event_class.__name__, timestamp_text(timestamp), fields)
+        timestamp, prev, digest = self._link(event_class, fields)
         new_event = object.__new__(event_class)
         object.__setattr__(new_event, "__dict__", {
-            "originator_id": self.id, "originator_version": version, "timestamp": timestamp,
-            "prev_hash": prev, "hash": digest, **fields})
+            "originator_id": self.id, "originator_version": self.version + 1,
+            "timestamp": timestamp, "prev_hash": prev, "hash": digest, **fields})
         new_event.mutate(self)
         self._pending_events.append(new_event)
 
