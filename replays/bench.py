@@ -584,7 +584,7 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
     figures["ratios"] = ratios(domain, rl, replay, api, hello)
     out("\ntargets (ratios measured in this run: the median over rounds of each round's ratio)")
     for name, (value, target) in figures["ratios"].items():
-        out(f"  {name:<42} {value:6.2f}  (target >= {target})  "
+        out(f"  {name:<46} {value:6.2f}  (target >= {target})  "
             f"{'ok' if value >= target else 'MISSED'}")
     return figures
 
