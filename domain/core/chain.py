@@ -38,6 +38,16 @@ def canonical(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
+def clone(value: Any) -> Any:
+    """A deep copy of JSON-native data (a few times faster than copy.deepcopy): what a state
+    or a view hands out must not share lists or dicts with the game."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
 def timestamp_text(timestamp: datetime | str) -> str:
     """An event timestamp as it appears in documents (ISO 8601 with offset)."""
     return timestamp if isinstance(timestamp, str) else timestamp.isoformat()

@@ -67,13 +67,8 @@ def colour_of(code: str) -> str | None:
     return _COLOUR.get(code)
 
 
-def heads(code: str) -> int:
-    """Heads a card counts (VA-10: a joker counts one)."""
-    return _HEADS[code]
-
-
 def heads_of(cards: Iterable[str]) -> int:
-    """Heads of a set of cards."""
+    """Heads of a set of cards (VA-10: a joker counts one)."""
     return sum(_HEADS[c] for c in cards)
 
 

@@ -15,6 +15,7 @@ from domain.core import (
     Option,
     Param,
     Refusal,
+    clone,
 )
 from domain.vampir import deals, moves, scoring
 from domain.vampir.cards import (
@@ -313,7 +314,7 @@ class Vampir(Game):
             "hand_sizes": {p: len(self.hands[p]) for p in self.players},
             "draw_pile_size": len(self.pile),
             "round_points": [dict(r) for r in self.round_points],
-            "last_round": _copy(self.last_round),
+            "last_round": clone(self.last_round),
         }
 
     def private_state(self, player: str) -> dict[str, Any]:
@@ -344,11 +345,3 @@ def _check_hunt(cards: list[str], colour: str, rule: str, what: str) -> None:
         raise Refusal(rule, f"{what} has {len(cards)} card(s); a hunt needs {HUNT_MIN} or more.")
     if all(c == JOKER for c in cards):
         raise Refusal(rule, f"{what} is all jokers; a hunt needs at least one real vampire.")
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core.narration import Narrator, names, plural, tally
-from domain.vampir.cards import heads_of
+from domain.vampir.cards import JOKER, heads_of
 
 
 def va_cards(cards: list[str]) -> str:
     """Vampir card codes in words."""
-    return names(["a Somewhere joker" if c == "W" else c for c in cards])
+    return names(["a Somewhere joker" if c == JOKER else c for c in cards])
 
 
 class VampirNarrator(Narrator):

@@ -16,6 +16,7 @@ from domain.core import (
     NotYourTurn,
     Option,
     Param,
+    clone,
     shuffled,
 )
 from domain.vampiring.narration import VampiRingNarrator
@@ -23,7 +24,6 @@ from domain.vampiring.rules import (
     BLOOD,
     DIRECTIONS,
     METAMORPHOSES,
-    clone,
     home_positions,
     resolve,
     ring_cards,

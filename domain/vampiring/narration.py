@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domain.core.narration import Narrator, names, plural, tally
+from domain.vampiring.rules import BLOOD, home_owner
 
 VR_SHAPES = {"M": "Man", "W": "Wolf", "B": "Bat"}
 VR_CHANGES = {"a": "Man→Wolf→Bat→Man", "b": "Man→Bat→Wolf→Man"}
@@ -13,7 +14,8 @@ VR_EFFECTS = {"garlic": "wounds count double", "mirror": "every relation reverse
 
 def vr_card(card: str) -> str:
     """A ring card in words: 'the tower', "Ann's Home"."""
-    return f"{card[5:]}'s Home" if card.startswith("home:") else f"the {card}"
+    owner = home_owner(card)
+    return f"{owner}'s Home" if owner is not None else f"the {card}"
 
 
 class VampiRingNarrator(Narrator):
@@ -30,7 +32,7 @@ class VampiRingNarrator(Narrator):
 
     def on_RingLaid(self, d: dict, _next: dict | None) -> str:
         return (f"The ring of {len(d['ring'])} cards is laid; every family starts as a Man, a "
-                "Wolf and a Bat on its own Home with 8 drops of blood (VR-1, VR-2).")
+                f"Wolf and a Bat on its own Home with {BLOOD} drops of blood (VR-1, VR-2).")
 
     def on_MoveSubmitted(self, d: dict, _next: dict | None) -> str:
         if "metamorphosis" not in d:
@@ -46,8 +48,9 @@ class VampiRingNarrator(Narrator):
             hurt = ", ".join(f"{w['player']}'s {VR_SHAPES[shapes[(w['player'], w['id'])]]} "
                              f"−{w['wounds']}" for w in fight["wounds"])
             effect = VR_EFFECTS.get(fight["card"])
-            if fight["card"].startswith("home:") and self.options.get("variant") == "castle":
-                effect = f"{fight['card'][5:]}'s family is safe at home"
+            owner = home_owner(fight["card"])
+            if owner is not None and self.options.get("variant") == "castle":
+                effect = f"{owner}'s family is safe at home"
             where = vr_card(fight["card"]) + (f" ({effect}, VR-7)" if effect else "")
             parts.append(f"a fight on {where}: {hurt or 'nobody is hurt'} (VR-6)")
         for haunt in d["haunted"]:

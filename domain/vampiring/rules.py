@@ -163,15 +163,6 @@ def resolve(
     }
 
 
-def clone(value: Any) -> Any:
-    """A deep copy of JSON-native data (a few times faster than copy.deepcopy)."""
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clone(v) for v in value]
-    return value
-
-
 def total_lost(blood: dict[str, int]) -> int:
     """Drops lost by all families so far, each counted up to 8 (VR-9, VR-11)."""
     return sum(BLOOD - left for left in blood.values())

@@ -4,18 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from domain.vampir.cards import JOKER, colour_of, heads_of
 from replays.bots import HeuristicBot, Move, Seat, best
-
-JOKER = "W"
-
-
-def _heads(cards: list[str]) -> int:
-    """Heads of cards: a joker counts one (VA-10)."""
-    return sum(1 if c == JOKER else int(c[-1]) for c in cards)
-
-
-def _colour(card: str) -> str | None:
-    return None if card == JOKER else card[:-1]
 
 
 class VampirBot(HeuristicBot):
@@ -45,14 +35,14 @@ class VampirBot(HeuristicBot):
             if self._gain(pick["cards"], pick["colour"], shown, pick["cards"]) >= threshold:
                 return pick
         discards = [m for m in moves if m["type"] == "discard"]
-        hand = Counter(_colour(c) for c in seat.private["hand"])
+        hand = Counter(colour_of(c) for c in seat.private["hand"])
         return best(discards, lambda m: self._discard_score(m, hand, table["locations"], shown))
 
     @staticmethod
     def _gain(laid: list[str], colour: str, shown: dict[str, list[str]],
               from_hand: list[str]) -> float:
         # A new hunt replaces our old one of that colour (VA-7); jokers are worth keeping.
-        return _heads(laid) - _heads(shown.get(colour, [])) - 0.5 * from_hand.count(JOKER)
+        return heads_of(laid) - heads_of(shown.get(colour, [])) - 0.5 * from_hand.count(JOKER)
 
     @staticmethod
     def _discard_score(move: Move, hand: Counter, locations: dict[str, list[str]],
@@ -60,10 +50,10 @@ class VampirBot(HeuristicBot):
         card, location = move["card"], move["location"]
         if card == JOKER:
             return -100.0  # a joker fits any hunt: the last card to give away
-        colour = _colour(card)
+        colour = colour_of(card)
         # Give away a colour we hold little of and do not show, from a small pile, so the
         # next player finds nothing worth collecting there.
-        return (-3 * hand[colour] - _heads([card]) - 2 * _heads(locations[location])
+        return (-3 * hand[colour] - heads_of([card]) - 2 * heads_of(locations[location])
                 - (2 if colour in shown else 0))
 
 

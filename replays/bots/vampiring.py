@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import itertools
 
+from domain.vampiring.game import MOVES
 from domain.vampiring.rules import resolve
 from replays.bots import HeuristicBot, Move, Seat
 
-MOVES = [(m, d) for m in ("a", "b") for d in ("ccw", "cw")]
 # Own drops weigh more than the others' (the last family standing wins), but not so much that
 # a table of these bots only ever runs from each other.
 OWN_WEIGHT = 1.5
