@@ -1,15 +1,14 @@
-"""The shared core of every game: errors, seats, seeded dealing, the chain, visibility, the base."""
+"""The shared core of every game: errors, seeded dealing, the chain, visibility, the base."""
 
 from domain.core.chain import canonical, clone, event_data, event_hash, event_record
 from domain.core.dealing import SeededStream, seed_commitment, shuffled
 from domain.core.errors import BadCommand, BadSetup, GameError, GameFinished, NotYourTurn, Refusal
 from domain.core.game import Command, Game, Option, Param, recorded_timestamps
-from domain.core.seats import clockwise, clockwise_from, seat_of
 from domain.core.visibility import ACTOR, HOST, HOST_ONLY, PER_PLAYER, SPECTATOR, Viewer
 
 __all__ = [
     "ACTOR", "HOST", "HOST_ONLY", "PER_PLAYER", "SPECTATOR", "BadCommand", "BadSetup", "Command",
     "Game", "GameError", "GameFinished", "NotYourTurn", "Option", "Param", "Refusal",
-    "SeededStream", "Viewer", "canonical", "clockwise", "clone", "clockwise_from", "event_data",
-    "event_hash", "event_record", "recorded_timestamps", "seat_of", "seed_commitment", "shuffled",
+    "SeededStream", "Viewer", "canonical", "clone", "event_data",
+    "event_hash", "event_record", "recorded_timestamps", "seed_commitment", "shuffled",
 ]

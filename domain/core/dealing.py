@@ -23,7 +23,6 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-ALGORITHM = "gruft-shuffle-v1"
 _SPAN = 1 << 64
 _WORDS = struct.Struct(">4Q")  # a 32-byte digest as four big-endian 8-byte words
 

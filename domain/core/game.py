@@ -181,6 +181,7 @@ class Game(Aggregate):
     NARRATOR = Narrator  # plain words for each event (domain/<game>/narration.py)
     TURN_RULE = ""  # the ruling that says whose turn it is
     END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
+    LOWER_SCORE_WINS = False  # whether the fewest points win (rankings and the viewer read it)
 
     class Event(Aggregate.Event):
         prev_hash: str

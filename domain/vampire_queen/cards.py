@@ -18,7 +18,6 @@ MINUS = {**{v: int(v) for v in VAMPIRES}, QUEEN: 14, S15: 15, S20: 20}  # VQ-16
 # The 108 cards that are shuffled and dealt each phase (VQ-2, VQ-3): 8 of each vampire, 4 Queens.
 DECK_COUNTS = {**{v: 8 for v in VAMPIRES}, QUEEN: 4}
 DECK = tuple(code for code, n in DECK_COUNTS.items() for _ in range(n))
-TOTAL_CARDS = len(DECK) + len(SLAYERS)  # 110
 # Cards dealt to each player by table size (VQ-2).
 CARDS_EACH = {3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 12, 10: 10, 11: 9, 12: 9}
 

@@ -1,7 +1,7 @@
 """Legal-move enumeration from card counts (VQ-4 … VQ-14): counts, never subsets of the hand.
 
 Every card list comes out in canonical order (vampires, then Queens), one list per distinct
-multiset, so the base's sort and de-duplication have nothing to merge.
+multiset: each legal move is listed once, as Game.legal_moves promises.
 """
 
 from __future__ import annotations
@@ -63,9 +63,10 @@ def raise_moves(hand: list[str], count: int, high: int) -> list[dict[str, Any]]:
 
 def slayer_round_moves(hand: list[str]) -> list[dict[str, Any]]:
     """A later player's options in a slayer round: one vampire or Queen, else the forced pass."""
-    cards = sorted({c for c in hand if c not in SLAYERS}, key=_rank)  # VQ-13: no second slayer
-    if not cards and hand:  # VQ-12: only the other slayer in hand
+    if forced_to_pass(hand):  # VQ-12: only the other slayer in hand
         return [PASS]
+    # Hands are kept in card order, so each value once, in order; VQ-13: no second slayer.
+    cards = [c for c in dict.fromkeys(hand) if c not in SLAYERS]
     return [_play([c]) for c in cards]  # VQ-10: any value, no pass
 
 
@@ -73,6 +74,3 @@ def forced_to_pass(hand: list[str]) -> bool:
     """Whether a hand holds only the other slayer: no vampire, no Queen (VQ-12)."""
     return bool(hand) and all(c in SLAYERS for c in hand)
 
-
-def _rank(card: str) -> int:
-    return QUEEN_SET_VALUE if card == QUEEN else int(card)
