@@ -121,6 +121,8 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "status": game.status,
         "version": len(records),
         "options": dict(game.options),
+        "lower_score_wins": game.LOWER_SCORE_WINS,
+        "score_unit": game.NARRATOR.UNIT,
         "replay_url": f"{request.script_root}/games/{game.id}/replay/",
         "list_url": f"{request.script_root}/",
         "token": token,

@@ -142,7 +142,7 @@ function drawScores(step) {
     $("scoreboard").replaceChildren();
     return;
   }
-  const minus = data.game === "vampire-queen";
+  const heading = data.lower_score_wins ? `${data.score_unit} (fewest wins)` : "Scores";
   const rows = data.players.map((p) => el("li", {
     class: [v.to_act.includes(p) ? "to-act" : "", v.winners.includes(p) ? "winner" : ""].join(" "),
     "data-player": p, "data-score": v.scores[p],
@@ -151,7 +151,7 @@ function drawScores(step) {
   el("span", { class: "sb-score" }, String(v.scores[p] ?? 0)),
   v.winners.includes(p) ? el("span", { class: "sb-badge" }, "winner") : null,
   v.to_act.includes(p) ? el("span", { class: "sb-badge act" }, "to act") : null));
-  const parts = [el("h2", {}, minus ? "Minus points (fewest wins)" : "Scores"), el("ol", {}, rows)];
+  const parts = [el("h2", {}, heading[0].toUpperCase() + heading.slice(1)), el("ol", {}, rows)];
   if (v.status === "finished" && v.seed !== undefined) {
     parts.push(el("p", { class: "seed" }, `Seed revealed at the end: ${v.seed}`));
   }

@@ -42,7 +42,8 @@ from domain.vampire_queen.narration import VampireQueenNarrator
 class VampireQueen(Game):
     """A game of Vampire Queen for 3 to 12 players over `phases` phases."""
 
-    KEY = "vampire-queen"
+    KEY = dealing.KEY
+    LOWER_SCORE_WINS = True  # VQ-17: the fewest minus points win
     MIN_PLAYERS = 3
     MAX_PLAYERS = 12
     TURN_RULE = "VQ-1"  # one turn each per round, clockwise from the start player
@@ -268,8 +269,7 @@ class VampireQueen(Game):
         scores = {p: self.scores[p] + minus[p] for p in self.players}
         self._phase_scored(phase=self.phase, minus=minus, scores=scores)
         if self.phase < self.options["phases"]:
-            holders = {s: p for p in self.players for s in self.hands[p] if s in SLAYERS}
-            self._deal(self.phase + 1, holders)  # VQ-3: slayers stay where they are
+            self._deal(self.phase + 1, self.slayer_holders())  # VQ-3: slayers stay where they are
         else:
             fewest = min(scores.values())
             self._game_ended(winners=[p for p in self.players if scores[p] == fewest],

@@ -12,14 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from domain import game_class
+
 # (player, metric, value): one sample; a metric's average is the mean of its samples.
 Sample = tuple[str, str, float]
 Sampler = Callable[[dict[str, Any], Any], list[Sample]]
-
-# In Vampire Queen the scores are minus points: the fewest wins (VQ-17), so a lower average
-# ranks higher. Every other game ranks a higher average higher.
-LOWER_SCORE_IS_BETTER = frozenset({"vampire-queen"})
-
 
 @dataclass(frozen=True)
 class Metric:
@@ -48,8 +45,9 @@ METRICS: dict[str, tuple[Metric, ...]] = {
 
 
 def score_sign(game: str) -> int:
-    """+1 where a higher average score ranks higher, -1 where a lower one does."""
-    return -1 if game in LOWER_SCORE_IS_BETTER else 1
+    """+1 where a higher average score ranks higher, -1 where a lower one does (the game says
+    whether the fewest points win: Vampire Queen's minus points, VQ-17)."""
+    return -1 if game_class(game).LOWER_SCORE_WINS else 1
 
 
 def _vq_phase_scored(data: dict[str, Any], game: Any) -> list[Sample]:
