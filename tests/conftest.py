@@ -26,9 +26,9 @@ def sqlite_env(tmp_path) -> dict[str, str]:
             "GRUFT_DATA_DIR": str(tmp_path / "data")}
 
 
-@pytest.fixture
-def postgres_env(tmp_path) -> Iterator[dict[str, str]]:
-    """A storage environment on PostgreSQL, in a schema of its own dropped afterwards."""
+def postgres_schema() -> Iterator[str]:
+    """A fresh PostgreSQL schema, dropped afterwards. Without PostgreSQL the test is skipped,
+    and fails when CI is set (CI must run the PostgreSQL half of the suite)."""
     if not postgres_available():
         if os.environ.get("CI"):
             pytest.fail("PostgreSQL is required when CI is set")
@@ -38,12 +38,23 @@ def postgres_env(tmp_path) -> Iterator[dict[str, str]]:
     schema = f"gruft_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
-    yield {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": "test",
-           "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432", "POSTGRES_USER": "postgres",
-           "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": schema,
-           "GRUFT_DATA_DIR": str(tmp_path / "data")}
+    yield schema
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def postgres_settings(schema: str, data_dir: str) -> dict[str, str]:
+    """The storage environment of a PostgreSQL schema."""
+    return {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": "test",
+            "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432", "POSTGRES_USER": "postgres",
+            "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": schema, "GRUFT_DATA_DIR": data_dir}
+
+
+@pytest.fixture
+def postgres_env(tmp_path) -> Iterator[dict[str, str]]:
+    """A storage environment on PostgreSQL, in a schema of its own dropped afterwards."""
+    for schema in postgres_schema():
+        yield postgres_settings(schema, str(tmp_path / "data"))
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

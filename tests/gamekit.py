@@ -118,6 +118,8 @@ def play_random(
         if after_each is not None:
             after_each(table)
     table.check_rebuilt()
-    assert table.game.to_act == [] or table.game.finished
+    # A finished game waits for nobody and allows nothing more.
+    assert table.game.to_act == []
+    assert all(table.game.legal_moves(p) == [] for p in players)
     assert set(table.game.winners) <= set(players)
     return table

@@ -104,12 +104,16 @@ def host(game: dict) -> dict:
 
 
 def common_moves(client, a: dict, b: dict, rng: random.Random, steps: int) -> None:
-    """Play the same moves in both games, by players other than VIEWER, while legal in both."""
+    """Play the same moves in both games while they are legal in both.
+
+    VIEWER acts too: their hand is the same in both games, and the twins must stay alike to
+    them after every kind of play, theirs included.
+    """
     for _ in range(steps):
         view = client.get(f"/games/{a['game_id']}").get_json()
-        actor = view["to_act"][0]
-        if actor == VIEWER or view["status"] == "finished":
+        if view["status"] == "finished":
             return
+        actor = view["to_act"][0]
         legal = [client.get(f"/games/{g['game_id']}/legal-moves?player={actor}",
                             headers=host(g)).get_json()["moves"] for g in (a, b)]
         shared = [m for m in legal[0] if m in legal[1]]
@@ -129,6 +133,7 @@ def test_hidden_cards_never_show(client, key):
                                          "options": options, "deal": deal}).get_json()
              for deal in (deal_a, deal_b)]
     a, b = games
+    dealt = client.get(f"/games/{a['game_id']}").get_json()["version"]
     rng = random.Random(1)
     for round_ in range(4):
         for name, (headers_a, player) in viewers(a).items():
@@ -136,6 +141,9 @@ def test_hidden_cards_never_show(client, key):
             assert seen_by(client, a, headers_a, player) == seen_by(client, b, headers_b, player), (
                 f"{name} can tell the games apart at step {round_}")
         common_moves(client, a, b, rng, 2)
+    # Check the twins were compared after play too, not only as dealt
+    played = client.get(f"/games/{a['game_id']}").get_json()["version"] - dealt
+    assert played >= 4, f"only {played} events of play compared"
     # Check the test can tell: the host does see the difference.
     assert seen_by(client, a, host(a), "Ben") != seen_by(client, b, host(b), "Ben") or \
         seen_by(client, a, host(a), "Cy") != seen_by(client, b, host(b), "Cy")

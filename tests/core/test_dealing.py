@@ -1,6 +1,7 @@
 """gruft-shuffle-v1: deterministic, unbiased, and re-derivable by another program (test vectors)."""
 
 import hashlib
+import itertools
 from collections import Counter
 
 from hypothesis import given, settings
@@ -27,11 +28,26 @@ def test_published_vectors():
     assert seed_commitment("42") == seed_commitment(42)
 
 
+def documented_words(seed, label):
+    """The stream as README documents it: 4 big-endian 8-byte words per SHA-256 block."""
+    for counter in itertools.count():
+        digest = hashlib.sha256(f"{seed}|{label}|{counter}".encode()).digest()
+        yield from (int.from_bytes(digest[i:i + 8], "big") for i in range(0, 32, 8))
+
+
 def test_rejection_sampling_skips_the_biased_tail():
-    # Check with a bound that leaves a large biased tail: every value still comes out in range.
-    stream = SeededStream(1, "tail")
+    # A bound just above 2**63 leaves a biased tail of about half of all words: the largest
+    # multiple of n below 2**64 is n itself, so every word >= n must be skipped, not reduced.
     n = (1 << 63) + 1
-    assert all(0 <= stream.below(n) < n for _ in range(200))
+    limit = (1 << 64) - (1 << 64) % n
+    assert limit == n
+    # A label whose first word falls in the tail (found by trying labels in order) …
+    label = next(f"tail{i}" for i in itertools.count()
+                 if next(documented_words(1, f"tail{i}")) >= limit)
+    first = next(documented_words(1, label))
+    # … gives the first word below the limit, not the first word modulo n.
+    kept = next(w for w in documented_words(1, label) if w < limit)
+    assert SeededStream(1, label).below(n) == kept % n != first % n
 
 
 @settings(max_examples=60, deadline=None)

@@ -126,8 +126,7 @@ def main() -> None:
     if os.environ.get("GRUFT_POSTGRES") == "1":
         import psycopg
 
-        from tests.conftest import POSTGRES_DSN
-        from tests.projections.conftest import postgres_settings
+        from tests.conftest import POSTGRES_DSN, postgres_settings
 
         schemas = [f"gruft_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +13,7 @@ from api import create_app
 from domain.core import Game
 from service.app import Games
 from service.readmodels import ReadModelRunner, read_models
-from tests.conftest import POSTGRES_DSN, postgres_available
+from tests.conftest import postgres_schema, postgres_settings
 from tests.projections.kit import create_games, play
 
 WAIT = {"GRUFT_VIEWS_WAIT": "120"}  # a loaded test machine may lag more than the default 5 s
@@ -29,31 +28,10 @@ def storage_app(storage_env):
     app.extensions["gruft"].close()
 
 
-def postgres_schema() -> Iterator[str]:
-    """A fresh PostgreSQL schema, dropped afterwards (skips without PostgreSQL)."""
-    if not postgres_available():
-        pytest.skip("PostgreSQL not available (run through scripts/test.sh)")
-    import psycopg
-
-    schema = f"gruft_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    yield schema
-    with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 @pytest.fixture
 def spare_schema() -> Iterator[str]:
     """Another PostgreSQL schema (e.g. for a second set of views over the same log)."""
     yield from postgres_schema()
-
-
-def postgres_settings(schema: str, data_dir: str) -> dict[str, str]:
-    """The storage environment of a PostgreSQL schema."""
-    return {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": "test",
-            "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432", "POSTGRES_USER": "postgres",
-            "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": schema, "GRUFT_DATA_DIR": data_dir}
 
 
 @dataclass
