@@ -19,6 +19,7 @@ from uuid import UUID
 from eventsourcing.application import (
     AggregateNotFoundError,
     Application,
+    LRUCache,
     ProjectorFunction,
     Repository,
     project_aggregate,
@@ -148,9 +149,10 @@ class Games(Application):
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         env = storage_env(env)
         self.storage = env  # the resolved storage settings (data_dir, signing key)
-        self._credentials: dict[UUID, Credentials] = {}  # game id -> its (immutable) tokens
+        # game id -> its tokens' hashes, the most recently used games kept
+        self._credentials: LRUCache[UUID, Credentials] = LRUCache(CREDENTIALS_CACHE_SIZE)
         self._saving = local()  # during a save: `aggregates`, the games being saved
-        interval = int(env.get("SNAPSHOT_INTERVAL", "100"))
+        interval = int(env["SNAPSHOT_INTERVAL"])  # storage_env always sets it
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
         super().__init__(env=env)
@@ -311,15 +313,16 @@ class Games(Application):
         gid = parse_game_id(game_id)
         # Credentials are issued once and never change, so a worker need not ask the store for
         # newer events on every request (measured: ~13% of a command's CPU, bench/README.md).
-        creds = self._credentials.get(gid)
-        if creds is None:
+        try:
+            creds = self._credentials.get(gid)
+        except KeyError:
             try:
-                creds = self.repository.get(Credentials.create_id(gid), deepcopy_from_cache=False)
+                # Read straight from the store (version 1, the only one): through the games'
+                # cache the token hashes would take the slot of a game.
+                creds = self.repository.get(Credentials.create_id(gid), version=1)
             except AggregateNotFoundError:
                 raise GameNotFound(f"no game {game_id}") from None
-            if len(self._credentials) >= CREDENTIALS_CACHE_SIZE:
-                self._credentials.clear()
-            self._credentials[gid] = creds
+            self._credentials.put(gid, creds)
         found = creds.identify(token)
         if found is None:
             raise Unauthorized("that token is not valid for this game")

@@ -31,7 +31,6 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     env.setdefault("POSTGRES_POOL_SIZE", "2")
     env.setdefault("POSTGRES_MAX_OVERFLOW", "8")
     env.setdefault("AGGREGATE_CACHE_MAXSIZE", "1000")
-    env.setdefault("AGGREGATE_CACHE_FASTFORWARD", "y")
     # eventsourcing builds its snapshot store only when this is set (or when the Application
     # class, not an instance, has snapshotting_intervals): without it no snapshot is ever taken.
     if int(env.setdefault("SNAPSHOT_INTERVAL", str(DEFAULT_SNAPSHOT_INTERVAL))) > 0:

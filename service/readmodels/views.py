@@ -28,7 +28,7 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
 from service.ddl import retry_concurrent_ddl
-from service.readmodels.metrics import METRICS, Sample, score_sign
+from service.readmodels.metrics import Sample, score_sign
 
 PAGE_MAX = 200
 
@@ -375,5 +375,5 @@ def _quoted(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-__all__ = ["METRICS", "GameUpdate", "PostgresReadModelView", "ReadModelView",
+__all__ = ["GameUpdate", "PostgresReadModelView", "ReadModelView",
            "SQLiteReadModelView", "summary"]
