@@ -6,7 +6,9 @@ import logging
 
 from eventsourcing.persistence import OperationalError
 from flask import Flask, jsonify
-from flask_smorest import Api
+from flask_smorest import Api, Blueprint
+from marshmallow import RAISE
+from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from api.schemas import Error
@@ -27,6 +29,22 @@ def error_response(status: int, code: str, message: str, rule: str | None = None
     if rule:
         body["rule"] = rule
     return jsonify({"error": body}), status
+
+
+class ContractParser(FlaskParser):
+    """webargs' parser as the contract wants it: malformed input is a 400 (webargs says 422),
+    and an unknown query parameter is malformed too (a typo like ?palyer= must not be silently
+    ignored)."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+                                   "query": RAISE, "querystring": RAISE}
+
+
+class GruftBlueprint(Blueprint):
+    """flask-smorest's Blueprint with the contract's parser (every API blueprint is one)."""
+
+    ARGUMENTS_PARSER = ContractParser()
 
 
 class GruftApi(Api):

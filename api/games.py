@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
-from marshmallow import RAISE
 
 from api import schemas
 from api.auth import bearer_token
+from api.errors import GruftBlueprint
 from domain.core import SPECTATOR
 from service import Games
 
-blp = Blueprint("games", __name__, description="Games, their commands, views and logs")
-# The contract answers malformed input with 400 (webargs' default is 422), and an unknown query
-# parameter is malformed too (a typo like ?palyer= must not be silently ignored).
-blp.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS = 400
 # Schemas are passed as instances: webargs would build a new one from a class on every request.
-blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION = {
-    **blp.ARGUMENTS_PARSER.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
+blp = GruftBlueprint("games", __name__, description="Games, their commands, views and logs")
 
 ERRORS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
           409: "conflict", 422: "not_your_turn or illegal_move",
@@ -65,10 +59,8 @@ class GameCollection(MethodView):
     @documented(400, 503)
     def post(self, body):
         """Create a game: seeded, or from a stacked deal; answers the host and player tokens."""
-        new = games().create_game(body["game"], body["players"], seed=body.get("seed"),
-                                  options=body.get("options"), deal=body.get("deal"))
-        return {"game_id": str(new.game_id), "host_token": new.host_token,
-                "player_tokens": new.player_tokens, "view": new.view}
+        return games().create_game(body["game"], body["players"], seed=body.get("seed"),
+                                   options=body.get("options"), deal=body.get("deal"))  # NewGame
 
 
 @blp.route("/games/<game_id>")

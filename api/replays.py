@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from flask import current_app, request
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from werkzeug.exceptions import BadRequest
 
 from api import schemas
-from api.errors import error_response
+from api.errors import GruftBlueprint, error_response
 from api.games import documented as _documented
 from api.games import games, viewer
 from replays.document import build_document, verify
 from service import Forbidden
 from service.signing import SigningKey, check_signature
 
-blp = Blueprint("replays", __name__, description="Signed replay documents")
+blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
 
 
 def signing_key() -> SigningKey:
@@ -72,9 +71,7 @@ class ImportReplay(MethodView):
         if not verdict.valid:
             first = verdict.problems[0]
             return error_response(422, "invalid_replay", first["message"])
-        new = games().store_imported(verdict.game)
-        return {"game_id": str(new.game_id), "host_token": new.host_token,
-                "player_tokens": new.player_tokens, "view": new.view}
+        return games().store_imported(verdict.game)  # a NewGame, dumped by CreatedGame
 
 
 @blp.route("/signing-key")

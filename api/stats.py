@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from api import schemas
-from domain import available_games
-from domain.core import BadSetup
+from api.errors import GruftBlueprint
 from service.readmodels import ReadModels, read_models
 from service.readmodels.metrics import score_sign
 
-blp = Blueprint("stats", __name__, description="Player statistics and leaderboards across games "
+blp = GruftBlueprint("stats", __name__, description="Player statistics and leaderboards across games "
                 "(finished games only), from the read models")
 
 
@@ -47,8 +45,6 @@ class LeaderboardResource(MethodView):
     def get(self, query):
         """Players of one game ranked by wins, then average score (finished games only)."""
         game = query["game"]
-        if game not in available_games():
-            raise BadSetup(f"unknown game {game!r}; games: {', '.join(available_games())}")
         order = "lower_is_better" if score_sign(game) < 0 else "higher_is_better"
         return {"game": game, "score_order": order,
                 "players": views().view.leaderboard(game, query["limit"])}

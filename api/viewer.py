@@ -14,10 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask import render_template, request
-from flask_smorest import Blueprint
 
 from api.auth import MAX_TOKEN_LENGTH, bearer_token
-from api.errors import error_response
+from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.schemas import MAX_CURSOR
 from domain import available_games, game_class
@@ -25,7 +24,7 @@ from domain.core import Game
 from domain.core.narration import describe
 from service import Forbidden, GameNotFound, Unauthorized
 
-blp = Blueprint("viewer", __name__, description="The web replay viewer (HTML pages)",
+blp = GruftBlueprint("viewer", __name__, description="The web replay viewer (HTML pages)",
                 template_folder="templates", static_folder="static",
                 static_url_path="/viewer/static")
 
