@@ -7,7 +7,9 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from domain import GAME_MODULES
+from domain import GAME_MODULES, game_class
+from domain.core import BadSetup, Param
+from domain.core.game import MAX_NAME_LENGTH, check_seed
 from service.readmodels.metrics import METRICS
 
 MAX_PLAYERS_LISTED = 12
@@ -25,12 +27,10 @@ class Seed(fields.Field):
     """A seed: a whole number or a string (its commitment is SHA-256 of str(seed))."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | str:
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ValidationError("a seed is a whole number or a string")
-        if isinstance(value, str) and not 0 < len(value) <= 200:
-            raise ValidationError("a string seed has 1 to 200 characters")
-        if isinstance(value, int) and abs(value) >= 1 << 512:
-            raise ValidationError("a numeric seed has at most 512 bits")
+        try:
+            check_seed(value)  # the domain's bounds, so a bad seed is a field error here
+        except BadSetup as err:
+            raise ValidationError(str(err)) from None
         return value
 
     def _jsonschema_type_mapping(self) -> dict[str, Any]:
@@ -54,7 +54,7 @@ class Error(Schema):
 
 class CreateGame(StrictSchema):
     game = fields.String(required=True, validate=validate.OneOf(list(GAME_MODULES)))
-    players = fields.List(fields.String(validate=validate.Length(1, 40)), required=True,
+    players = fields.List(fields.String(validate=validate.Length(1, MAX_NAME_LENGTH)), required=True,
                           validate=validate.Length(1, MAX_PLAYERS_LISTED))
     seed = Seed(metadata={"description": "omit to let the server draw 256 random bits"})
     options = fields.Dict(keys=fields.String(), validate=validate.Length(max=20))
@@ -89,7 +89,7 @@ class CreatedGame(Schema):
 class GamesQuery(StrictSchema):
     game = fields.String()
     status = fields.String(validate=validate.OneOf(["in_progress", "finished"]))
-    player = fields.String(validate=validate.Length(1, 40))
+    player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH))
     after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_CURSOR))
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
 
@@ -109,24 +109,32 @@ class GamesPage(Schema):
 
 
 class SeatQuery(StrictSchema):
-    player = fields.String(validate=validate.Length(1, 40),
+    player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH),
                            metadata={"description": "the host names the seat"})
 
 
 # -- commands ----------------------------------------------------------------------------
 
-class CommandBody(StrictSchema):
-    type = fields.String(required=True, metadata={"description": "see the rules page of the game"})
-    player = fields.String(metadata={"description": "the host acts for this player"})
-    expected_version = fields.Integer(validate=validate.Range(0, MAX_CURSOR))
-    cards = fields.List(fields.String(validate=validate.Length(max=20)),
-                        validate=validate.Length(max=120))
-    card = fields.String(validate=validate.Length(max=20))
-    trump = fields.String(validate=validate.Length(max=20))
-    location = fields.String(validate=validate.Length(max=20))
-    colour = fields.String(validate=validate.Length(max=20))
-    metamorphosis = fields.String(validate=validate.Length(max=20))
-    direction = fields.String(validate=validate.Length(max=20))
+def _command_fields() -> dict[str, fields.Field]:
+    """Every field the games' commands take, as each game declares it (Command/Param in
+    domain/<game>/): a word, or a list of words. The games check the values themselves."""
+    kinds: dict[str, type] = {}
+    for key in GAME_MODULES:
+        for command in game_class(key).COMMANDS.values():
+            for name, param in command.params.items():
+                assert kinds.setdefault(name, param.kind) is param.kind, f"{name}: two kinds"
+    word = validate.Length(max=Param.WORD_MAX)
+    return {name: fields.List(fields.String(validate=word), validate=validate.Length(
+                max=Param.LIST_MAX)) if kind is list else fields.String(validate=word)
+            for name, kind in sorted(kinds.items())}
+
+
+CommandBody = StrictSchema.from_dict({
+    "type": fields.String(required=True, metadata={"description": "see the rules page of the game"}),
+    "player": fields.String(metadata={"description": "the host acts for this player"}),
+    "expected_version": fields.Integer(validate=validate.Range(0, MAX_CURSOR)),
+    **_command_fields(),
+}, name="CommandBody")
 
 
 class Event(Schema):
@@ -240,7 +248,8 @@ class PlayerStats(Schema):
 
 
 class LeaderboardQuery(StrictSchema):
-    game = fields.String(required=True, metadata={"description": "the game key"})
+    game = fields.String(required=True, validate=validate.OneOf(list(GAME_MODULES)),
+                         metadata={"description": "the game key"})
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
 
 

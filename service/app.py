@@ -35,7 +35,6 @@ from service.settings import storage_env
 from service.sqlite import tune_pool
 from service.tokens import Credentials, issue_credentials
 
-SEED_MAX_LENGTH = 200
 EVENTS_PAGE_MAX = 1000
 CREDENTIALS_CACHE_SIZE = 10_000  # games whose token hashes a worker keeps in memory
 log = logging.getLogger("gruft.storage")
@@ -230,8 +229,6 @@ class Games(Application):
         """Start a game (seeded or stacked) and issue its tokens, in one transaction."""
         if seed is None:
             seed = draw_seed()
-        elif isinstance(seed, str) and len(seed) > SEED_MAX_LENGTH:
-            raise BadCommand(f"seed must be at most {SEED_MAX_LENGTH} characters")
         aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
         return self._store_new(aggregate)
 

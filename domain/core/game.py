@@ -35,6 +35,8 @@ from domain.core.narration import Narrator
 from domain.core.visibility import Viewer, redact_event_data, sees_everything
 
 MAX_NAME_LENGTH = 40
+SEED_MAX_LENGTH = 200  # characters of a string seed
+SEED_MAX_BITS = 512  # size of a numeric seed
 _NAME = re.compile(r"^[^\x00-\x1f\x7f]+$")
 
 # During verification and import the recorded timestamps are replayed instead of the clock.
@@ -95,12 +97,15 @@ class Param:
     required: bool = True
     choices: tuple[str, ...] = ()
 
+    LIST_MAX = 200  # cards one list field may name (more than any hand holds)
+    WORD_MAX = 20  # characters of one card code or word (the API's schema checks it)
+
     def read(self, name: str, value: Any) -> Any:
         """The checked value, or BadCommand with a sentence."""
         if self.kind is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise BadCommand(f"field {name!r} must be a list of card codes")
-            if len(value) > 200:
+            if len(value) > self.LIST_MAX:
                 raise BadCommand(f"field {name!r} is too long")
             return list(value)
         if not isinstance(value, str):
@@ -129,6 +134,17 @@ class Command:
             elif param.required:
                 raise BadCommand(f"command {type_!r} needs the field {name!r}")
         return fields
+
+
+def check_seed(seed: Any) -> None:
+    """A seed is a whole number of at most SEED_MAX_BITS or a string of 1 to SEED_MAX_LENGTH
+    characters: every way a game is started (created, imported, verified) checks it here."""
+    if isinstance(seed, bool) or not isinstance(seed, int | str) or str(seed) == "":
+        raise BadSetup("seed must be a whole number or a non-empty string")
+    if isinstance(seed, str) and len(seed) > SEED_MAX_LENGTH:
+        raise BadSetup(f"a string seed has at most {SEED_MAX_LENGTH} characters")
+    if isinstance(seed, int) and abs(seed) >= 1 << SEED_MAX_BITS:
+        raise BadSetup(f"a numeric seed has at most {SEED_MAX_BITS} bits")
 
 
 # @event class -> (its method's body, the event fields it takes): see Game.Event.mutate.
@@ -256,8 +272,7 @@ class Game(Aggregate):
         """Check the setup, record it, and deal: a new game ready for its first command."""
         players = cls.check_players(players)
         options = cls.check_options(options or {}, len(players))
-        if isinstance(seed, bool) or not isinstance(seed, int | str) or str(seed) == "":
-            raise BadSetup("seed must be a whole number or a non-empty string")
+        check_seed(seed)
         if deal is not None:
             if not isinstance(deal, dict):
                 raise BadSetup("deal must be an object")
