@@ -22,9 +22,6 @@ import ipaddress
 import json
 import os
 import random
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -32,7 +29,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from domain import available_games, game_class  # noqa: E402
-from replays.bench import listening_socket  # noqa: E402
+from replays.bench import gruft_argv, listening_socket, server  # noqa: E402
 
 SHORT_OPTIONS = {"rounds": 1, "phases": 1, "max_turns": 60}  # keeps a game to a few dozen moves
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve"]
@@ -280,54 +277,19 @@ def postgres_schema() -> Iterator[dict[str, str]]:
 
 @contextmanager
 def served(args: argparse.Namespace) -> Iterator[tuple[str, int]]:
-    """`gruft serve --workers N` on a fresh store in a temporary folder; its host and port."""
-    folder = Path(tempfile.mkdtemp(prefix="gruft-load-"))
-    try:
-        with (postgres_schema() if args.storage == "postgres" else _sqlite(folder)) as store, \
+    """`gruft serve --workers N` on a fresh store in a temporary folder; its host and port.
+
+    Started, awaited and stopped as `gruft bench` starts its server (replays.bench.server)."""
+    with tempfile.TemporaryDirectory(prefix="gruft-load-") as tmp:
+        folder = Path(tmp)
+        sqlite = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                  "SQLITE_DBNAME": str(folder / "games.sqlite")}
+        with (postgres_schema() if args.storage == "postgres" else nullcontext(sqlite)) as store, \
                 listening_socket() as sock:
-            port = sock.getsockname()[1]
-            env = {**os.environ, **store, "GRUFT_DATA_DIR": str(folder / "data"),
-                   "GUNICORN_CMD_ARGS": "--no-control-socket"}
-            gruft = Path(sys.executable).with_name("gruft")
-            with (folder / "serve.log").open("w") as log:
-                proc = subprocess.Popen(
-                    [str(gruft), "serve", "--fd", str(sock.fileno()), "--workers", str(args.workers)],
-                    env=env, stdout=log, stderr=subprocess.STDOUT, pass_fds=(sock.fileno(),))
-            try:
-                wait_until_up(port, proc, folder / "serve.log")
+            env = {**os.environ, **store, "GRUFT_DATA_DIR": str(folder / "data")}
+            with server(gruft_argv(sock, args.workers), sock, env, folder / "serve.log",
+                        "/signing-key") as port:
                 yield "127.0.0.1", port
-            finally:
-                proc.send_signal(signal.SIGINT)
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@contextmanager
-def _sqlite(folder: Path) -> Iterator[dict[str, str]]:
-    yield {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-           "SQLITE_DBNAME": str(folder / "games.sqlite")}
-
-
-def wait_until_up(port: int, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
-    """Wait for the server to answer; its log if it died or never answered."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"gruft serve exited:\n{log.read_text()[-3000:]}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", "/signing-key")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise SystemExit(f"gruft serve did not answer in {timeout} s:\n{log.read_text()[-3000:]}")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -26,13 +26,11 @@ MAX_COMMANDS = 100_000  # a guard: no game of ours comes near it
 
 @dataclass
 class Played:
-    """One finished game: who sat where, how long it took, how it ended."""
+    """One finished game: who sat where (each seat is named by its bot's label), how it ended."""
 
     seed: int | str
     players: list[str]  # seat order
-    bots: list[str]  # bot label per seat
     commands: int
-    seconds: float
     scores: dict[str, int]
     winners: list[str]
     game_id: str | None = None
@@ -66,7 +64,7 @@ class Summary:
         wins: Counter = Counter({label: 0 for label in self.labels})
         for p in self.played:
             for name in p.winners:
-                wins[p.bots[p.players.index(name)]] += 1
+                wins[name] += 1  # a seat is named by its bot's label
         return wins
 
     def fair_share(self) -> float:
@@ -157,14 +155,12 @@ def simulate(game_key: str, games: int, player_count: int, bot_names: list[str],
         bots = {label: make_bot(bot_kind(label), game_key, random.Random(f"{base}/{index}/{label}"))
                 for label in seated}
         game_seed = base * 100_000 + index
-        t0 = time.perf_counter()
         game, commands = play_game(cls, seated, bots, seed=game_seed, options=options,
                                    keep_events=store is not None)
         game_id = None
         if store is not None:
             game_id = str(store.store_imported(game).game_id)
-        summary.played.append(Played(seed=game_seed, players=seated, bots=seated,
-                                     commands=commands, seconds=time.perf_counter() - t0,
+        summary.played.append(Played(seed=game_seed, players=seated, commands=commands,
                                      scores=dict(game.scores), winners=list(game.winners),
                                      game_id=game_id))
         bar.update(index + 1)

@@ -36,9 +36,8 @@ def rebuild_states(document: dict[str, Any]) -> list[dict[str, Any]]:
                           prev_hash=record["prev_hash"], hash=record["hash"],
                           **extra, **record["data"])
         game = event.mutate(game)
-        states.append(game.full_state() | {"scores": dict(game.scores),
-                                           "winners": list(game.winners),
-                                           "to_act": [] if game.finished else list(game.to_act)})
+        # full_state holds scores and winners already; a finished game waits for nobody
+        states.append(game.full_state() | {"to_act": list(game.to_act)})
     return states
 
 
