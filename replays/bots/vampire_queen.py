@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
+from domain.vampire_queen.cards import MINUS, QUEEN, SLAYERS, set_value, slayer_round_value
 from replays.bots import HeuristicBot, Move, Seat, best
-
-SLAYER_MINUS = {"S15": 15, "S20": 20}
-
-
-def _minus(card: str) -> int:
-    """Minus points of a card left in hand (VQ-16)."""
-    return 14 if card == "Q" else SLAYER_MINUS.get(card) or int(card)
-
-
-def _slayer_round_value(card: str) -> int:
-    """A card's value in a slayer round: a Queen counts 1 (VQ-10)."""
-    return 1 if card == "Q" else int(card)
 
 
 class VampireQueenBot(HeuristicBot):
@@ -31,14 +20,14 @@ class VampireQueenBot(HeuristicBot):
 
     def _lead_score(self, move: Move) -> float:
         cards = move["cards"]
-        if cards[0] in SLAYER_MINUS:
+        if cards[0] in SLAYERS:
             # A led slayer is always taken by somebody else (VQ-11): the cheapest 15 or 20
             # minus points there are to shed.
-            return 1000 + SLAYER_MINUS[cards[0]]
-        queens = cards.count("Q")
+            return 1000 + MINUS[cards[0]]  # VQ-16
+        queens = cards.count(QUEEN)
         if queens == len(cards):
             return -100 - queens  # Queens alone: only when nothing else is left
-        value = int(cards[0])
+        value = set_value(cards)
         # Lead every copy of a low value: many cards are hard to raise, so the lead comes
         # back, and low cards are what nobody else lets us shed later. Queens stay home.
         return 4 * (len(cards) - queens) - value - 20 * queens
@@ -47,10 +36,10 @@ class VampireQueenBot(HeuristicBot):
         cards = [m["cards"][0] for m in moves if m["type"] == "play"]
         if not cards:
             return moves[0]
-        safe = [c for c in cards if _slayer_round_value(c) < high]
+        safe = [c for c in cards if slayer_round_value(c) < high]
         # Already beaten, a card goes to whoever takes the round: shed the most expensive
         # one that stays below the highest; else play low and hope to be beaten.
-        pick = max(safe, key=_minus) if safe else min(cards, key=_slayer_round_value)
+        pick = max(safe, key=MINUS.__getitem__) if safe else min(cards, key=slayer_round_value)
         return {"type": "play", "cards": [pick]}
 
     def _raise(self, moves: list[Move], seat: Seat) -> Move:
@@ -61,12 +50,12 @@ class VampireQueenBot(HeuristicBot):
 
         def cost(move: Move) -> float:
             cards = move["cards"]
-            queens = cards.count("Q")
-            value = 14 if queens == len(cards) else int(cards[0])
+            queens = cards.count(QUEEN)
+            value = set_value(cards)  # VQ-6: Queens alone count 14
             return 20 * queens + value
 
         pick = min(raises, key=cost)
-        queens = pick["cards"].count("Q")
+        queens = pick["cards"].count(QUEEN)
         # Queens are for raises, but a Queen spent on a small set is a Queen wasted: use them
         # when the hand is getting short or the raise sheds several cards at once.
         if queens and len(hand) > 6 and len(pick["cards"]) - queens < 2:

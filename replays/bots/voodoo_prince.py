@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from domain.voodoo_prince.cards import trick_winner
+from domain.voodoo_prince.cards import TWO_PLAYER_TARGET, colour, trick_winner, value
 from replays.bots import HeuristicBot, Move, Seat, best
-
-
-def _value(card: str) -> int:
-    return int(card[1:])
 
 
 class VoodooPrinceBot(HeuristicBot):
@@ -18,7 +14,7 @@ class VoodooPrinceBot(HeuristicBot):
         hand = seat.private["hand"]
         if moves[0]["type"] == "choose_trump":
             # The colour that holds most, high cards weighing more: trumps win tricks later.
-            return best(moves, lambda m: sum(_value(c) + 4 for c in hand if c[0] == m["trump"]))
+            return best(moves, lambda m: sum(value(c) + 4 for c in hand if colour(c) == m["trump"]))
         table = seat.public
         want = self._wants_trick(seat)
         trump = table["trump"]
@@ -30,14 +26,14 @@ class VoodooPrinceBot(HeuristicBot):
                    if trick_winner([*trick, c], trump, table["top_card"]) == len(trick)]
         losing = [c for c in cards if c not in winning]
         if want and winning:
-            pick = min(winning, key=lambda c: (c[0] == trump, _value(c)))
+            pick = min(winning, key=lambda c: (colour(c) == trump, value(c)))
         elif not want and losing:
             # Shed the highest card that still loses, but keep trumps for the race at the end.
-            pick = max(losing, key=lambda c: (c[0] != trump, _value(c)))
+            pick = max(losing, key=lambda c: (colour(c) != trump, value(c)))
         elif want:
-            pick = min(losing, key=lambda c: (c[0] == trump, _value(c)))
+            pick = min(losing, key=lambda c: (colour(c) == trump, value(c)))
         else:
-            pick = min(winning, key=lambda c: (c[0] == trump, _value(c)))
+            pick = min(winning, key=lambda c: (colour(c) == trump, value(c)))
         return {"type": "play", "card": pick}
 
     def _wants_trick(self, seat: Seat) -> bool:
@@ -49,7 +45,8 @@ class VoodooPrinceBot(HeuristicBot):
         if len(seat.players) == 2:
             # VP-12: finishing pays the opponent's tricks, being finished on pays 7 minus
             # ours: take tricks only once both sides hold more than half the target.
-            return mine >= 4 and others >= 4
+            half = TWO_PLAYER_TARGET // 2 + 1
+            return mine >= half and others >= half
         active = [p for p in seat.players if p not in table["out"]]
         if len(active) <= 2:
             return True  # VP-11: the last one left scores only their own tricks
@@ -59,8 +56,8 @@ class VoodooPrinceBot(HeuristicBot):
     @staticmethod
     def _lead(cards: list[str], trump: str, want: bool) -> str:
         if want:
-            return max(cards, key=lambda c: (c[0] == trump, _value(c)))
-        return min(cards, key=lambda c: (c[0] == trump, _value(c)))
+            return max(cards, key=lambda c: (colour(c) == trump, value(c)))
+        return min(cards, key=lambda c: (colour(c) == trump, value(c)))
 
 
 HEURISTIC = VoodooPrinceBot
