@@ -116,6 +116,18 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A per-game average the statistics keep: its name in the answer, what one sample is."""
+
+    name: str
+    description: str
+
+
+# (player, metric name, value): one sample; a metric's average is the mean of its samples.
+Sample = tuple[str, str, float]
+
+
+@dataclass(frozen=True)
 class Command:
     """A command type: the method that runs it and its fields."""
 
@@ -195,6 +207,7 @@ class Game(Aggregate):
     # as a deal the revealed seed does not produce
     DEAL_EVENTS = frozenset()
     NARRATOR = Narrator  # plain words for each event (domain/<game>/narration.py)
+    METRICS = ()  # the game's own averages (Metric) for the statistics, fed by `samples`
     TURN_RULE = ""  # the ruling that says whose turn it is
     END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
     LOWER_SCORE_WINS = False  # whether the fewest points win (rankings and the viewer read it)
@@ -382,6 +395,10 @@ class Game(Aggregate):
         if player not in self.to_act:
             raise self.turn_refusal(player)
         getattr(self, spec.method)(player, **fields)
+
+    def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
+        """The METRICS samples the event just applied yields (usually none)."""
+        return []
 
     def end_refusal(self) -> GameFinished:
         """Why no command is taken any more; a game may cite the ruling that ended it."""

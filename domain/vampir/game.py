@@ -12,9 +12,11 @@ from domain.core import (
     PER_PLAYER,
     Command,
     Game,
+    Metric,
     Option,
     Param,
     Refusal,
+    Sample,
     clone,
 )
 from domain.vampir import deals, moves, scoring
@@ -72,6 +74,7 @@ class Vampir(Game):
     }
     DEAL_EVENTS = frozenset({"RoundDealt"})
     NARRATOR = VampirNarrator
+    METRICS = (Metric("points_per_round", "points scored in a round (VA-9 .. VA-11)"),)
 
     # -- setup ------------------------------------------------------------------------------
 
@@ -299,6 +302,12 @@ class Vampir(Game):
         self.finished = True
 
     # -- views ------------------------------------------------------------------------------
+
+    def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
+        """Each round's points (VA-9 .. VA-11)."""
+        if event_type != "RoundScored":
+            return []
+        return [(p, "points_per_round", float(v)) for p, v in data["points"].items()]
 
     def public_state(self) -> dict[str, Any]:
         """Locations, every laid hunt, sizes of hands and pile, round results; no hidden card."""

@@ -17,9 +17,11 @@ from domain.core import (
     BadCommand,
     Command,
     Game,
+    Metric,
     Option,
     Param,
     Refusal,
+    Sample,
 )
 from domain.vampire_queen import deal as dealing
 from domain.vampire_queen.cards import (
@@ -57,6 +59,7 @@ class VampireQueen(Game):
     SECRET_FIELDS = {"PhaseDealt": {"hands": PER_PLAYER, "set_aside": HOST_ONLY}}
     DEAL_EVENTS = frozenset({"PhaseDealt"})
     NARRATOR = VampireQueenNarrator
+    METRICS = (Metric("minus_points_per_phase", "minus points scored in a phase (VQ-16), per phase"),)
 
     # -- state ----------------------------------------------------------------------------
 
@@ -297,6 +300,12 @@ class VampireQueen(Game):
         if self.slayer is not None:
             return slayer_round_moves(hand)
         return raise_moves(hand, self.count, self.high)
+
+    def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
+        """Each phase's minus points (VQ-16)."""
+        if event_type != "PhaseScored":
+            return []
+        return [(p, "minus_points_per_phase", float(v)) for p, v in data["minus"].items()]
 
     def slayer_holders(self) -> dict[str, str | None]:
         """Who holds each slayer (None while it lies on the table in a slayer round)."""

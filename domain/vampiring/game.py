@@ -13,9 +13,11 @@ from domain.core import (
     Command,
     Game,
     GameFinished,
+    Metric,
     NotYourTurn,
     Option,
     Param,
+    Sample,
     clone,
     shuffled,
 )
@@ -58,6 +60,7 @@ class VampiRing(Game):
     SECRET_FIELDS = {"MoveSubmitted": {"metamorphosis": ACTOR, "direction": ACTOR}}
     DEAL_EVENTS = frozenset({"RingLaid"})
     NARRATOR = VampiRingNarrator
+    METRICS = (Metric("turns_survived", "turns the player's family lasted (VR-9), per game"),)
 
     # -- setup ----------------------------------------------------------------------------
 
@@ -137,6 +140,13 @@ class VampiRing(Game):
             return GameFinished("VR-12", f"The game ended after its {self.turns_played} "
                                          "allowed turns; no more moves.")
         return super().end_refusal()
+
+    def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
+        """The turns each family lasted (VR-9), once the game has ended."""
+        if event_type != "GameEnded":
+            return []
+        return [(p, "turns_survived", float(self.eliminated.get(p, self.turns_played)))
+                for p in self.players]
 
     def list_moves(self, player: str) -> list[dict[str, Any]]:
         """Every living family may take either metamorphosis in either direction (VR-4)."""

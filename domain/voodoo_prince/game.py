@@ -12,10 +12,12 @@ from domain.core import (
     BadCommand,
     Command,
     Game,
+    Metric,
     NotYourTurn,
     Option,
     Param,
     Refusal,
+    Sample,
 )
 from domain.voodoo_prince import setup
 from domain.voodoo_prince.cards import (
@@ -51,6 +53,11 @@ class VoodooPrince(Game):
     SECRET_FIELDS = {"RoundDealt": {"hands": PER_PLAYER, "undealt": HOST_ONLY}}
     DEAL_EVENTS = frozenset({"RoundDealt"})
     NARRATOR = VoodooPrinceNarrator
+    METRICS = (
+        Metric("finishing_position", "place in which the player went out of a round "
+                                     "(1 = first out, last = never finished; VP-10, VP-11)"),
+        Metric("points_per_round", "points scored in a round"),
+    )
     TURN_RULE = "VP-5"
     END_RULE = "VP-13"  # after the last round the game is decided
 
@@ -120,6 +127,16 @@ class VoodooPrince(Game):
     def active(self) -> list[str]:
         """Players still in the round, in seat order (VP-10)."""
         return [p for p in self.players if p not in self.out]
+
+    def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
+        """Finishing places (VP-10, VP-11) and each round's points."""
+        if event_type == "PlayerFinished":  # applied: the finisher is the last one out so far
+            return [(data["player"], "finishing_position", float(len(self.out)))]
+        if event_type == "RoundEnded":
+            round_points = self.past_rounds[-1]
+            return [(data["last"], "finishing_position", float(len(self.players))),
+                    *((p, "points_per_round", float(round_points[p])) for p in self.players)]
+        return []
 
     def _next_active(self, player: str, out: list[str]) -> str:
         # VP-1: clockwise is increasing seat index, wrapping; finished players are skipped.

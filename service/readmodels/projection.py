@@ -30,7 +30,6 @@ from eventsourcing.utils import Environment, get_topic
 
 from domain.core import Game, event_data
 from service.app import Games
-from service.readmodels.metrics import samples
 from service.readmodels.views import (
     GameUpdate,
     PostgresReadModelView,
@@ -93,7 +92,7 @@ class GameViews(Projection[ReadModelView]):
             at=domain_event.timestamp.isoformat(),
             position=tracking.notification_id,
             players=list(game.players) if version == Game.INITIAL_VERSION else None,
-            samples=samples(game.KEY, type(domain_event).__name__, event_data(domain_event), game),
+            samples=game.samples(type(domain_event).__name__, event_data(domain_event)),
             finished=game.finished,
             scores=dict(game.scores) if game.finished else {},
             winners=list(game.winners) if game.finished else [],
