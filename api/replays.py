@@ -11,7 +11,6 @@ from api.errors import GruftBlueprint, error_response
 from api.games import documented as _documented
 from api.games import games, viewer
 from replays.document import build_document, verify
-from service import Forbidden
 from service.signing import SigningKey, check_signature
 
 blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
@@ -42,12 +41,9 @@ class Export(MethodView):
     @_documented(401, 403, 404)
     def get(self, game_id):
         """The signed replay document (host any time, anyone once finished)."""
-        who = viewer(game_id)
-        game = games().game(game_id)
-        if not (who.host or game.finished):
-            raise Forbidden("the export is open to the host, and to everybody once the game is over")
+        game, records = games().replay_records(game_id, viewer(game_id), "the export")
         key = signing_key()
-        return build_document(game, games().records(game_id), key.sign, key.public_pem)
+        return build_document(game, records, key.sign, key.public_pem)
 
 
 @blp.route("/replays/verify")

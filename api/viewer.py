@@ -84,11 +84,10 @@ def viewer_page(game_id: str):
     """A web page that steps through a game (host any time, anyone once it is finished)."""
     token = page_token()
     who = games().authenticate(game_id, token)
-    game = games().game(game_id)
-    if not (who.host or game.finished):
-        raise Forbidden("This game is still being played. Its replay opens to everybody once it "
-                        "is finished; the host can watch it now with ?token=<host token>.")
-    records = games().records(game_id)
+    try:
+        game, records = games().replay_records(game_id, who, "This game's replay")
+    except Forbidden as err:
+        raise Forbidden(f"{err}; the host can watch it now with ?token=<host token>.") from None
     # The script needs the token only while the JSON endpoints still ask for it.
     data = page_data(game, records, token=None if game.finished else token)
     html = render_template("viewer.html", data=data, title=data["title"])

@@ -139,6 +139,13 @@ class GameRepository(Repository):
                 self.cache.put(aggregate_id, aggregate)
 
 
+def _check_replay_open(game: Game, viewer: Viewer, what: str) -> None:
+    """API.md: the replay, its export and its viewer are the host's at any time, and
+    everybody's once the game is over (a game in play keeps its hands secret)."""
+    if not (viewer.host or game.finished):
+        raise Forbidden(f"{what} is open to the host, and to everybody once the game is over")
+
+
 class Games(Application):
     """The event-sourced store of every game, with its tokens."""
 
@@ -367,7 +374,16 @@ class Games(Application):
 
     def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
         """Every event of a game, unredacted, with its chain links (export, audit)."""
+        return self._records(self.game(game_id))
+
+    def replay_records(self, game_id: str | UUID, viewer: Viewer, what: str = "a replay"
+                       ) -> tuple[Game, list[dict[str, Any]]]:
+        """The game and its whole unredacted log, for whoever may replay it (export, viewer)."""
         game = self.game(game_id)
+        _check_replay_open(game, viewer, what)
+        return game, self._records(game)
+
+    def _records(self, game: Game) -> list[dict[str, Any]]:
         return [event_record(e) for e in self.repository.event_store.get(game.id)]
 
     def _shown(self, game: Game, event: Any, viewer: Viewer) -> dict[str, Any]:
@@ -379,8 +395,7 @@ class Games(Application):
     def replay(self, game_id: str | UUID, viewer: Viewer, n: int) -> dict[str, Any]:
         """The full state after the first n events, with the n-th event (host, or once finished)."""
         game = self.game(game_id)
-        if not (viewer.host or game.finished):
-            raise Forbidden("a replay is open to the host, and to everybody once the game is over")
+        _check_replay_open(game, viewer, "a replay")
         if not 0 <= n <= game.version:
             raise GameNotFound(f"step {n} is outside 0..{game.version}")
         if n == 0:
