@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domain import available_games, game_class
+from domain import game_class
 
 # Options that keep a test game short, per game key.
 SHORT_OPTIONS = {
@@ -15,11 +15,6 @@ SHORT_OPTIONS = {
     "vampiring": {"max_turns": 30},
 }
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lou"]
-
-
-def games_available() -> list[str]:
-    """The game keys whose package has landed (tests parametrise over these)."""
-    return available_games()
 
 
 def seats(key: str, count: int | None = None) -> list[str]:

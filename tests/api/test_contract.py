@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from tests.play import SHORT_OPTIONS, games_available, play_over_rest, seats
+from domain import available_games
+from tests.play import SHORT_OPTIONS, play_over_rest, seats
 
 VIEW_KEYS = {"game_id", "game", "players", "status", "version", "to_act", "scores", "winners",
              "seed_commitment", "state"}
@@ -199,7 +200,7 @@ def test_openapi_describes_every_endpoint(client):
         assert path in paths, path
 
 
-@pytest.mark.parametrize("key", games_available())
+@pytest.mark.parametrize("key", available_games())
 def test_a_whole_game_over_rest(any_store_client, key):
     client = any_store_client
     # Check a full game for every game kind, played by random clients each with their own token.

@@ -19,7 +19,7 @@ GAMES = {"vampire-queen": 30, "voodoo-prince": 45, "vampir": 30, "vampiring": 30
 @pytest.mark.parametrize("key", available_games())
 def test_heuristic_beats_random_bots(key):
     players = default_players(game_class(key))
-    summary = simulate(key, GAMES.get(key, 30), players, ["heuristic"], seed=2024)
+    summary = simulate(key, GAMES[key], players, ["heuristic"], seed=2024)
     rate, fair = summary.win_rate("heuristic"), summary.fair_share()
     # Check the heuristic seat wins at least 1.5 times its fair share, and more than any
     # random seat does.

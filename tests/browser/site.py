@@ -16,7 +16,6 @@ SETUPS: dict[str, tuple[list[str], dict[str, Any]]] = {
     "vampir": (["Ann", "Bob", "Cid"], {"rounds": 1}),
     "vampiring": (["Ann", "Bob", "Cid"], {}),
 }
-DEFAULT_SETUP: tuple[list[str], dict[str, Any]] = (["Ann", "Bob", "Cid"], {})
 
 
 @dataclass
@@ -34,7 +33,7 @@ class StoredGame:
 def store_random_game(games: Games, key: str, seed: int, *, moves: int | None = None
                       ) -> StoredGame:
     """Create a game, play random legal moves (all of them, or `moves`), store it in one save."""
-    players, options = SETUPS.get(key, DEFAULT_SETUP)
+    players, options = SETUPS[key]
     new = games.create_game(key, players, seed=seed, options=options)
     game = games.repository.get(new.game_id)
     rng = random.Random(seed)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from domain import game_class
+from domain import available_games, game_class
 from domain.core import HOST, event_hash
 from replays.cli import main as gruft
 from replays.document import build_document, unsigned, verify
 from service import Games
 from service.signing import SigningKey, check_signature
-from tests.play import SHORT_OPTIONS, games_available, play_out, seats
+from tests.play import SHORT_OPTIONS, play_out, seats
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def codes(verdict):
     return {p["code"] for p in verdict.problems}
 
 
-@pytest.mark.parametrize("game_key", games_available())
+@pytest.mark.parametrize("game_key", available_games())
 def test_an_honest_export_verifies_and_the_chain_was_built_at_write_time(any_store_games, key,
                                                                         game_key):
     games = any_store_games
@@ -89,7 +89,7 @@ def test_an_honest_export_verifies_and_the_chain_was_built_at_write_time(any_sto
     assert doc["events"][0]["prev_hash"] == doc["seed_commitment"]
 
 
-@pytest.mark.parametrize("game_key", games_available())
+@pytest.mark.parametrize("game_key", available_games())
 def test_forgeries_are_caught_even_with_recomputed_hashes(games, key, game_key):
     doc = finished_document(games, key, game_key)
     forger = SigningKey.load_or_create(Path(__import__("tempfile").mkdtemp()))
@@ -136,7 +136,7 @@ def test_forgeries_are_caught_even_with_recomputed_hashes(games, key, game_key):
 
 
 def test_edits_without_rehashing_break_the_chain_and_signature(games, key):
-    doc = finished_document(games, key, games_available()[0])
+    doc = finished_document(games, key, available_games()[0])
     bad = copy.deepcopy(doc)
     bad["events"][3]["timestamp"] = "2001-01-01T00:00:00+00:00"
     verdict = check(bad, key)
@@ -146,8 +146,6 @@ def test_edits_without_rehashing_break_the_chain_and_signature(games, key):
 
 def test_a_forged_move_names_its_version_and_ruling(games, key):
     # Voodoo Prince: replace a played card by one the player does not hold.
-    if "voodoo-prince" not in games_available():
-        pytest.skip("voodoo-prince not present")
     doc = finished_document(games, key, "voodoo-prince", seed=21)
     target = action_versions(doc)[5]
     record = doc["events"][target - 1]
@@ -164,8 +162,6 @@ def test_a_forged_move_names_its_version_and_ruling(games, key):
 
 
 def test_a_dealt_hand_that_the_seed_does_not_produce_is_caught(games, key):
-    if "voodoo-prince" not in games_available():
-        pytest.skip("voodoo-prince not present")
     doc = finished_document(games, key, "voodoo-prince", seed=5)
     hands = doc["events"][1]["data"]["hands"]
     a, b = list(hands)[:2]
@@ -177,9 +173,9 @@ def test_a_dealt_hand_that_the_seed_does_not_produce_is_caught(games, key):
 
 def test_import_takes_only_valid_documents(any_store_client):
     client = any_store_client
-    created = client.post("/games", json={"game": games_available()[0],
-                                          "players": seats(games_available()[0]),
-                                          "options": SHORT_OPTIONS[games_available()[0]]}).get_json()
+    created = client.post("/games", json={"game": available_games()[0],
+                                          "players": seats(available_games()[0]),
+                                          "options": SHORT_OPTIONS[available_games()[0]]}).get_json()
     host = {"Authorization": f"Bearer {created['host_token']}"}
     from tests.play import play_over_rest
     play_over_rest(client, created, random.Random(4))
@@ -206,7 +202,7 @@ def test_import_takes_only_valid_documents(any_store_client):
 
 
 def test_cli_verify_exit_codes(games, key, tmp_path, capsys):
-    doc = finished_document(games, key, games_available()[0])
+    doc = finished_document(games, key, available_games()[0])
     good = tmp_path / "good.json"
     good.write_text(json.dumps(doc))
     pem = tmp_path / "key.pem"
@@ -223,7 +219,7 @@ def test_cli_verify_exit_codes(games, key, tmp_path, capsys):
 
 
 def test_cli_replay_steps_through_every_event(games, key, tmp_path, capsys):
-    doc = finished_document(games, key, games_available()[0])
+    doc = finished_document(games, key, available_games()[0])
     path = tmp_path / "game.json"
     path.write_text(json.dumps(doc))
     assert gruft(["replay", str(path), "--all"]) == 0
@@ -236,7 +232,7 @@ def test_cli_replay_steps_through_every_event(games, key, tmp_path, capsys):
 def test_replay_steps_equal_a_fresh_rebuild(games, key):
     from replays.stepper import rebuild_states
 
-    doc = finished_document(games, key, games_available()[0])
+    doc = finished_document(games, key, available_games()[0])
     states = rebuild_states(doc)
     game_id = doc["game_id"]
     for n in range(1, len(doc["events"]) + 1):
@@ -256,7 +252,7 @@ def _swap_in_first_list(value) -> bool:
     return False
 
 
-@pytest.mark.parametrize("game_key", games_available())
+@pytest.mark.parametrize("game_key", available_games())
 def test_every_game_names_a_rearranged_deal(games, key, game_key):
     # Fail to pass off a first deal rearranged by hand, even re-chained and re-signed.
     doc = finished_document(games, key, game_key)

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-from domain import available_games
 from domain.core import HOST, Game, canonical
 from service import Games
 from service.errors import Conflict
@@ -195,11 +194,6 @@ def run_threads(targets: list[Callable[[], Any]]) -> None:
     assert not any(w.is_alive() for w in workers), "a racer hung"
     if errors:
         raise errors[0]
-
-
-def games_under_test() -> list[str]:
-    """Every game that has landed."""
-    return available_games()
 
 
 def signing_key_process(folder: str, barrier: Any, results: Any) -> None:

@@ -8,9 +8,10 @@ from copy import deepcopy
 
 import pytest
 
+from domain import available_games, game_class
 from domain.core import HOST, BadCommand, Refusal
 from service import Conflict, Games
-from tests.storage.kit import advance, check_log, fresh, games_under_test, new_game, state_of
+from tests.storage.kit import advance, check_log, fresh, new_game, state_of
 
 
 def refused_commands(games: Games, game_id) -> list[tuple[dict, type[Exception]]]:
@@ -29,7 +30,7 @@ def refused_commands(games: Games, game_id) -> list[tuple[dict, type[Exception]]
     return out
 
 
-@pytest.mark.parametrize("key", games_under_test())
+@pytest.mark.parametrize("key", available_games())
 def test_refused_commands_leave_cache_and_store_untouched(make_games, key):
     games = make_games()
     game_id = new_game(games, key, seed=3)
@@ -53,7 +54,7 @@ def test_refused_commands_leave_cache_and_store_untouched(make_games, key):
 
 def test_commands_run_on_a_copy_and_cache_is_replaced_not_mutated(make_games):
     games = make_games()
-    for n, key in enumerate(games_under_test()):
+    for n, key in enumerate(available_games()):
         game_id = new_game(games, key, seed=n)
         cached = games.repository.get(game_id, deepcopy_from_cache=False)
         before = deepcopy(state_of(cached))
@@ -70,7 +71,7 @@ def test_commands_run_on_a_copy_and_cache_is_replaced_not_mutated(make_games):
 def test_cache_is_forwarded_when_another_application_wrote(make_games):
     # Two Applications on one store stand for two workers (or two machines).
     first, second = make_games(), make_games()
-    for n, key in enumerate(games_under_test()):
+    for n, key in enumerate(available_games()):
         game_id = new_game(first, key, seed=n)
         stale = first.game(game_id)  # cached in the first
         advance(second, game_id, random.Random(n), 5)
@@ -84,9 +85,8 @@ def test_cache_is_forwarded_when_another_application_wrote(make_games):
         check_log(second, game_id)
 
 
-@pytest.mark.parametrize("key", games_under_test())
+@pytest.mark.parametrize("key", available_games())
 def test_a_copied_game_equals_the_original_and_shares_nothing_mutable(key):
-    from domain import game_class
     from service.app import copy_game
     from tests.play import SHORT_OPTIONS, seats
 

@@ -17,6 +17,7 @@ from uuid import UUID
 
 import pytest
 
+from domain import available_games
 from service import Games
 from tests.storage.kit import (
     BARRIER_TIMEOUT,
@@ -28,7 +29,6 @@ from tests.storage.kit import (
     distinct_commands,
     free_for_all,
     fresh,
-    games_under_test,
     gate_commands,
     new_game,
     racer_process,
@@ -89,7 +89,7 @@ def test_threads_race_for_one_version(make_games):
     gate = Gate()
     for app in apps:
         gate_commands(app, gate)
-    for n, key in enumerate(games_under_test()):
+    for n, key in enumerate(available_games()):
         game_id = new_game(setup, key, seed=n)
         advance(setup, game_id, random.Random(n), 3)
         game = setup.game(game_id)
@@ -107,7 +107,7 @@ def test_threads_race_for_one_version(make_games):
 
 def test_threads_free_for_all(make_games):
     apps = [make_games(), make_games()]
-    game_ids = [new_game(apps[0], key, seed=n) for n, key in enumerate(games_under_test())]
+    game_ids = [new_game(apps[0], key, seed=n) for n, key in enumerate(available_games())]
     first = {g: apps[0].game(g).version for g in game_ids}
     caps = {str(g): v + EXTRA for g, v in first.items()}
     # Check two threads on each of two Applications, racing with expected_version.
@@ -140,14 +140,14 @@ def test_processes_race(storage_env, make_games):
     setup = make_games()
     races: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in range(PROCESSES)]
     raced: dict[UUID, int] = {}
-    for n, key in enumerate(games_under_test()):
+    for n, key in enumerate(available_games()):
         game_id = new_game(setup, key, seed=10 + n)
         advance(setup, game_id, random.Random(n), 4)
         game = setup.game(game_id)
         raced[game_id] = game.version
         for racer, command in enumerate(distinct_commands(game, PROCESSES)):
             races[racer].append((str(game_id), command))
-    played = [new_game(setup, key, seed=20 + n) for n, key in enumerate(games_under_test())]
+    played = [new_game(setup, key, seed=20 + n) for n, key in enumerate(available_games())]
     first = {g: setup.game(g).version for g in played}  # cached here: to be fast-forwarded
     caps = {str(g): v + EXTRA for g, v in first.items()}
     barrier, results = SPAWN.Barrier(PROCESSES), SPAWN.Queue()

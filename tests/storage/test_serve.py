@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from domain import available_games
 from replays.bench import listening_socket
 from service.signing import KEY_FILE, public_pem
 from tests.play import SHORT_OPTIONS, seats
-from tests.storage.kit import games_under_test, run_threads
+from tests.storage.kit import run_threads
 
 GRUFT = Path(sys.executable).with_name("gruft")
 CLIENTS = 4
@@ -163,7 +164,7 @@ def test_two_workers_share_the_store_and_the_signing_key(server):
     check_signing_key(server)
     # Create one game of each kind, then let racing clients play them.
     games = []
-    for n, key in enumerate(games_under_test()):
+    for n, key in enumerate(available_games()):
         status, created = call(port, "POST", "/games", {"game": key, "players": seats(key),
                                                          "seed": n, "options": SHORT_OPTIONS[key]})
         assert status == 201, created

@@ -7,9 +7,10 @@ import random
 
 import pytest
 
+from domain import available_games
 from domain.core import HOST, SPECTATOR, Viewer
 from service import Games, settings
-from tests.storage.kit import advance, check_log, games_under_test, new_game, state_of
+from tests.storage.kit import advance, check_log, new_game, state_of
 
 INTERVAL = 3  # small, so a short game has many snapshots and many versions between them
 
@@ -21,7 +22,7 @@ def test_snapshots_are_on_by_default(sqlite_env):
     assert Games(env={**sqlite_env, "SNAPSHOT_INTERVAL": "0"}).snapshots is None
 
 
-@pytest.mark.parametrize("key", games_under_test())
+@pytest.mark.parametrize("key", available_games())
 def test_state_with_and_without_snapshots_is_identical_at_every_version(make_games, key):
     snapshotting = make_games(SNAPSHOT_INTERVAL=str(INTERVAL))
     plain = make_games(SNAPSHOT_INTERVAL="0")  # same store, events only
@@ -53,7 +54,7 @@ def test_state_with_and_without_snapshots_is_identical_at_every_version(make_gam
 
 def test_a_snapshot_that_fails_to_store_does_not_fail_its_stored_command(make_games, caplog):
     games = make_games(SNAPSHOT_INTERVAL=str(INTERVAL))
-    game_id = new_game(games, games_under_test()[0], seed=5)
+    game_id = new_game(games, available_games()[0], seed=5)
     game = games.game(game_id)
     # Occupy the next snapshot slots, so storing the command's snapshot fails in the store.
     taken = type(game).Snapshot.take(game)
