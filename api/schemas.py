@@ -7,7 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from domain import GAME_MODULES, game_class
+from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.game import MAX_NAME_LENGTH, check_seed
 from service.readmodels.metrics import METRICS
@@ -53,7 +53,7 @@ class Error(Schema):
 # -- games -------------------------------------------------------------------------------
 
 class CreateGame(StrictSchema):
-    game = fields.String(required=True, validate=validate.OneOf(list(GAME_MODULES)))
+    game = fields.String(required=True, validate=validate.OneOf(list(GAMES)))
     players = fields.List(fields.String(validate=validate.Length(1, MAX_NAME_LENGTH)), required=True,
                           validate=validate.Length(1, MAX_PLAYERS_LISTED))
     seed = Seed(metadata={"description": "omit to let the server draw 256 random bits"})
@@ -119,7 +119,7 @@ def _command_fields() -> dict[str, fields.Field]:
     """Every field the games' commands take, as each game declares it (Command/Param in
     domain/<game>/): a word, or a list of words. The games check the values themselves."""
     kinds: dict[str, type] = {}
-    for key in GAME_MODULES:
+    for key in GAMES:
         for command in game_class(key).COMMANDS.values():
             for name, param in command.params.items():
                 assert kinds.setdefault(name, param.kind) is param.kind, f"{name}: two kinds"
@@ -248,7 +248,7 @@ class PlayerStats(Schema):
 
 
 class LeaderboardQuery(StrictSchema):
-    game = fields.String(required=True, validate=validate.OneOf(list(GAME_MODULES)),
+    game = fields.String(required=True, validate=validate.OneOf(list(GAMES)),
                          metadata={"description": "the game key"})
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
 

@@ -37,10 +37,9 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.suite import gruft_argv, listening_socket, server  # noqa: E402
 from domain import available_games, game_class  # noqa: E402
-from replays.bench import gruft_argv, listening_socket, server  # noqa: E402
 
-SHORT_OPTIONS = {"rounds": 1, "phases": 1, "max_turns": 60}  # keeps a game to a few dozen moves
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve"]
 MAX_COMMANDS_PER_GAME = 2000
 POSTGRES_DEFAULTS = {"POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432",
@@ -175,8 +174,7 @@ def run_load(host: str, port: int, args: argparse.Namespace) -> dict[str, Any]:
                     key = plan[n][1]
                     status, created = client.call("create", "POST", "/games", {
                         "game": key, "players": seats(key), "seed": f"load-{n}",
-                        "options": {k: v for k, v in SHORT_OPTIONS.items()
-                                    if k in game_class(key).OPTIONS}})
+                        "options": game_class(key).SHORT_OPTIONS})
                     if status != 201:
                         stats.count("errors")
                         return
@@ -279,7 +277,7 @@ def postgres_schema() -> Iterator[dict[str, str]]:
 def served(args: argparse.Namespace) -> Iterator[tuple[str, int]]:
     """`gruft serve --workers N` on a fresh store in a temporary folder; its host and port.
 
-    Started, awaited and stopped as `gruft bench` starts its server (replays.bench.server)."""
+    Started, awaited and stopped as `gruft bench` starts its server (bench.suite.server)."""
     with tempfile.TemporaryDirectory(prefix="gruft-load-") as tmp:
         folder = Path(tmp)
         sqlite = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",

@@ -19,7 +19,7 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-from replays import bench
+from bench import suite as bench
 
 MODES = ("FULL", "NORMAL")
 

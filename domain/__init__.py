@@ -2,32 +2,29 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from domain import vampir, vampire_queen, vampiring, voodoo_prince
 from domain.core import BadSetup, Game
 from domain.core.narration import describe
 
-# Game key -> module that defines GAME (its aggregate class). Imported on first use.
-GAME_MODULES = {
-    "vampire-queen": "domain.vampire_queen",
-    "voodoo-prince": "domain.voodoo_prince",
-    "vampir": "domain.vampir",
-    "vampiring": "domain.vampiring",
+# The registry of games: each game declares its own key (Game.KEY); this is the only list of them.
+GAMES: dict[str, type[Game]] = {
+    module.GAME.KEY: module.GAME for module in (vampire_queen, voodoo_prince, vampir, vampiring)
 }
 
 
 def game_class(key: str) -> type[Game]:
     """The aggregate class of a game key, or BadSetup naming the keys there are."""
-    module = GAME_MODULES.get(key) if isinstance(key, str) else None
-    if module is None:
-        raise BadSetup(f"unknown game {key!r}; games: {', '.join(GAME_MODULES)}")
-    return importlib.import_module(module).GAME
+    cls = GAMES.get(key) if isinstance(key, str) else None
+    if cls is None:
+        raise BadSetup(f"unknown game {key!r}; games: {', '.join(GAMES)}")
+    return cls
 
 
 def available_games() -> list[str]:
-    """Every game key, in the order of GAME_MODULES."""
-    return list(GAME_MODULES)
+    """Every game key, in the order of GAMES."""
+    return list(GAMES)
 
 
 def describe_events(key: str, records: list[dict[str, Any]], players: list[str],

@@ -1,81 +1,14 @@
-"""The `gruft` command line: serve, verify, replay and the other tools, one subcommand each."""
+"""The replays' subcommands: `gruft verify` and `gruft replay`."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import sys
-from collections.abc import Callable
+
+from replays import stepper, verify
 
 
-def serve(args: argparse.Namespace) -> int:
-    """Run the API under gunicorn; each worker builds its own Application after the fork.
-
-    gunicorn's own access log is off: it would print query strings (a viewer page may carry a
-    token there); gruft logs one structured line per request itself (api.request_log). Its
-    control socket is off too: every gunicorn on a machine would share ~/.gunicorn/gunicorn.ctl.
-    With --fd it serves a socket its parent already bound and listens on (a supervisor, the
-    benchmark, the tests): no other process can take the port between choosing and binding it.
-    """
-    gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
-    if args.fd is not None:
-        bind, where = f"fd://{args.fd}", f"inherited socket {args.fd}"
-    else:
-        bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
-    argv = [gunicorn, "--bind", bind, "--workers", str(args.workers),
-            "--error-logfile", "-", "--no-control-socket", "api:create_app()"]
-    print(f"gruft serving on {where} with {args.workers} worker(s)", flush=True)
-    os.execv(argv[0], argv)
-    return 0  # not reached
-
-
-COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
-
-
-def command(name: str, help_: str):
-    """Register a subcommand defined elsewhere: `configure(parser)` sets `func` via defaults."""
-    def wrap(configure: Callable[[argparse.ArgumentParser], None]):
-        COMMANDS[name] = (help_, configure)
-        return configure
-    return wrap
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="gruft", description="gruft: auditable tabletop games")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("serve", help="run the REST API (SQLite in ./data by default)")
-    p.add_argument("--host", default=os.environ.get("GRUFT_HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("GRUFT_PORT", "8000")))
-    p.add_argument("--workers", type=int, default=int(os.environ.get("GRUFT_WORKERS", "1")))
-    p.add_argument("--fd", type=int, default=None, metavar="N",
-                   help="serve the listening socket inherited as file descriptor N "
-                        "(--host and --port are then unused)")
-    p.set_defaults(func=serve)
-    _load_plugins()
-    for name, (help_, configure) in COMMANDS.items():
-        configure(sub.add_parser(name, help=help_))
-    return parser
-
-
-# The modules whose subcommands register themselves with @command when imported.
-SUBCOMMAND_MODULES = ("replays.verify", "replays.stepper", "replays.simulate", "replays.bench",
-                      "replays.projections_cli")
-
-
-def _load_plugins() -> None:
-    import importlib
-
-    for module in SUBCOMMAND_MODULES:
-        importlib.import_module(module)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `gruft` console script."""
-    args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """`gruft verify` and `gruft replay`."""
+    verify.configure(sub.add_parser(
+        "verify", help="verify a replay document: chain, signature, seed, rules, scores"))
+    stepper.configure(sub.add_parser("replay", help="step through a replay document in the terminal"))

@@ -16,7 +16,6 @@ from uuid import UUID
 
 from domain import game_class
 from domain.core import Game
-from replays.cli import command
 from replays.document import verify
 from service.signing import check_signature
 
@@ -76,7 +75,6 @@ def show(document: dict, states: list[dict], step: int, out=None) -> None:
         print(f"  {line}", file=out)
 
 
-@command("replay", "step through a replay document in the terminal")
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="the replay document (JSON)")
     parser.add_argument("--step", type=int, help="print the full state after this step and exit")

@@ -7,12 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from replays.cli import command
 from replays.document import verify
 from service.signing import check_signature
 
 
-@command("verify", "verify a replay document: chain, signature, seed, rules, scores")
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="the replay document (JSON), or - for standard input")
     parser.add_argument("--key", metavar="PEM",

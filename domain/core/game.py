@@ -197,6 +197,7 @@ class Game(Aggregate):
     MIN_PLAYERS = 2
     MAX_PLAYERS = 12
     OPTIONS = {}  # name -> Option
+    SHORT_OPTIONS = {}  # options of a short game: the one recipe tests, bots and benchmarks use
     COMMANDS = {}  # command type -> Command
     # event type -> (command type, command fields copied from the event's data); the event
     # also carries the acting `player`. The verifier turns these events back into commands.

@@ -19,7 +19,8 @@ from domain.core import (
     Sample,
     clone,
 )
-from domain.vampir import deals, moves, scoring
+from domain.vampir import deal as dealing
+from domain.vampir import moves, scoring
 from domain.vampir.cards import (
     COLOURS,
     DRAW_SIZE,
@@ -47,6 +48,7 @@ class Vampir(Game):
     TURN_RULE = TURN_RULE
     END_RULE = "VA-11"  # after the last round the highest total wins
     OPTIONS = {"rounds": Option(default=3, low=1, high=10)}
+    SHORT_OPTIONS = {"rounds": 1}
     COMMANDS = {
         "draw": Command("draw", {}),
         "discard": Command("discard", {
@@ -100,7 +102,7 @@ class Vampir(Game):
     @classmethod
     def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
         """A stacked deal: per round, 4-card hands and the pile, exactly the 100 shuffled cards."""
-        return deals.check_deal(players, options["rounds"], deal)
+        return dealing.check_deal(players, options["rounds"], deal)
 
     def _deal_round(self, number: int) -> None:
         """Deal round `number` from the stacked deal if it has one, else from the seed.
@@ -111,7 +113,7 @@ class Vampir(Game):
         stacked = self.deal["rounds"] if self.deal else []
         entry = stacked[number - 1] if number <= len(stacked) else None
         if entry is None:
-            entry = deals.seeded_round(self.seed, number, self.players)
+            entry = dealing.seeded_round(self.seed, number, self.players)
         hands, pile = entry["hands"], entry["draw_pile"]
         # VA-1: the start seat moves one seat clockwise each round.
         start = self.players[(number - 1) % len(self.players)]

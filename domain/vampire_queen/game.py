@@ -51,6 +51,7 @@ class VampireQueen(Game):
     TURN_RULE = "VQ-1"  # one turn each per round, clockwise from the start player
     END_RULE = "VQ-17"  # the game ends after the last phase
     OPTIONS = {"phases": Option(5, 1, 20)}
+    SHORT_OPTIONS = {"phases": 1}
     COMMANDS = {
         "play": Command("play", {"cards": Param(list)}),
         "pass": Command("pass_turn"),

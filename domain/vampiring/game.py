@@ -49,6 +49,7 @@ class VampiRing(Game):
         "variant": Option("castle", choices=("castle", "mansion")),  # VR-3
         "max_turns": Option(None, 1, 10000, nullable=True),  # VR-12
     }
+    SHORT_OPTIONS = {"max_turns": 30}
     COMMANDS = {
         "move": Command("move", {
             "metamorphosis": Param(str, choices=tuple(sorted(METAMORPHOSES))),

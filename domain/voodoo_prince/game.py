@@ -19,7 +19,7 @@ from domain.core import (
     Refusal,
     Sample,
 )
-from domain.voodoo_prince import setup
+from domain.voodoo_prince import deal as dealing
 from domain.voodoo_prince.cards import (
     COLOUR_NAMES,
     COLOURS,
@@ -38,10 +38,11 @@ from domain.voodoo_prince.narration import VoodooPrinceNarrator
 class VoodooPrince(Game):
     """Voodoo Prince (Reiner Knizia): finish late, but never last."""
 
-    KEY = setup.KEY
+    KEY = dealing.KEY
     MIN_PLAYERS = 2
     MAX_PLAYERS = 5
     OPTIONS = {"rounds": Option(5, 1, 20)}  # VP-1
+    SHORT_OPTIONS = {"rounds": 1}
     COMMANDS = {
         "choose_trump": Command("choose_trump", {"trump": Param(str, choices=COLOURS)}),
         "play": Command("play", {"card": Param(str)}),
@@ -88,7 +89,7 @@ class VoodooPrince(Game):
     @classmethod
     def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
         """A stacked deal as the rules page describes, checked and normalised."""
-        return setup.check_deal(players, options, deal)
+        return dealing.check_deal(players, options, deal)
 
     def begin(self) -> None:
         """Deal round 1: seat 0 deals and leads, trump drawn at random (VP-2)."""
@@ -99,13 +100,13 @@ class VoodooPrince(Game):
         entries = self.deal["rounds"] if self.deal else []
         entry = entries[round_no - 1] if round_no <= len(entries) else None
         if entry is None:
-            hands, undealt = setup.seeded_hands(self.seed, round_no, self.players)
+            hands, undealt = dealing.seeded_hands(self.seed, round_no, self.players)
         else:
             hands = entry["hands"]
-            undealt = setup.stacked_undealt(hands, n)
+            undealt = dealing.stacked_undealt(hands, n)
         trump = None  # VP-3: from round 2 on the dealer chooses
         if round_no == 1:
-            trump = entry["trump"] if entry and "trump" in entry else setup.drawn_trump(self.seed)
+            trump = entry["trump"] if entry and "trump" in entry else dealing.drawn_trump(self.seed)
         self._round_dealt(round=round_no, dealer=dealer, trump=trump,
                           hands={p: list(hands[p]) for p in self.players}, undealt=list(undealt))
 

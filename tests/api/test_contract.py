@@ -7,7 +7,7 @@ import random
 import pytest
 
 from domain import available_games
-from tests.play import SHORT_OPTIONS, play_over_rest, seats
+from tests.kit import SHORT_OPTIONS, play_over_rest, seats
 
 VIEW_KEYS = {"game_id", "game", "players", "status", "version", "to_act", "scores", "winners",
              "seed_commitment", "state"}

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from bots import RandomBot, bots_for, make_bot
 from domain import available_games, game_class
 from domain.core import canonical
-from replays.bots import RandomBot, bots_for, make_bot
 
 GAMES = available_games()
 

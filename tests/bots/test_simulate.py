@@ -7,10 +7,10 @@ import io
 import pytest
 
 from api import create_app
+from bots.simulate import ProgressBar, bot_labels, default_players, seat_bots, simulate
+from cli import main
 from domain import available_games, game_class
-from replays.cli import main
 from replays.document import build_document, verify
-from replays.simulate import ProgressBar, bot_labels, default_players, seat_bots, simulate
 from service.app import Games
 from service.signing import check_signature
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from cli import main as gruft
 from domain import available_games, game_class
 from domain.core import HOST, event_hash
-from replays.cli import main as gruft
 from replays.document import build_document, unsigned, verify
 from service import Games
 from service.signing import SigningKey, check_signature
-from tests.play import SHORT_OPTIONS, play_out, seats
+from tests.kit import SHORT_OPTIONS, play_out, seats
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_import_takes_only_valid_documents(any_store_client):
                                           "players": seats(available_games()[0]),
                                           "options": SHORT_OPTIONS[available_games()[0]]}).get_json()
     host = {"Authorization": f"Bearer {created['host_token']}"}
-    from tests.play import play_over_rest
+    from tests.kit import play_over_rest
     play_over_rest(client, created, random.Random(4))
     doc = client.get(f"/games/{created['game_id']}/export", headers=host).get_json()
     # Check a valid document imports as a new game with the same chain and result.

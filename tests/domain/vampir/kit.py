@@ -7,7 +7,7 @@ from typing import Any
 
 from domain.vampir import GAME
 from domain.vampir.cards import ALL_CARDS, SHUFFLED_DECK, colour_of, ordered
-from tests.gamekit import Table
+from tests.domain.kit import Table
 
 ANN, BEN, CAT, DAN = "Ann", "Ben", "Cat", "Dan"
 THREE = [ANN, BEN, CAT]

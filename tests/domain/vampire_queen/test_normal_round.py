@@ -7,9 +7,9 @@ from eventsourcing.domain import event
 
 from domain.core import Command, Param
 from domain.vampire_queen import GAME
-from tests.gamekit import Table
+from tests.domain.kit import Table
 
-from .helpers import (
+from .kit import (
     PASS,
     check_cards_accounted,
     hand,
@@ -17,7 +17,7 @@ from .helpers import (
     state,
     topped_up,
 )
-from .helpers import stacked_table as _stacked
+from .kit import stacked_table as _stacked
 
 PLAYERS = ["Luke", "Marie", "Jon", "Leon", "Nina"]  # clockwise from Marie: Jon, Leon, Nina, Luke
 

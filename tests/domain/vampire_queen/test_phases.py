@@ -7,9 +7,9 @@ import pytest
 from domain.core import SPECTATOR, GameFinished, event_data
 from domain.vampire_queen.cards import minus_points, sort_cards
 from domain.vampire_queen.deal import seeded_hands
-from tests.gamekit import Table
+from tests.domain.kit import Table
 
-from .helpers import PASS, check_cards_accounted, hand, play, stacked_table, state
+from .kit import PASS, check_cards_accounted, hand, play, stacked_table, state
 
 QUICK = ["Ben", "Ann", "Cid"]  # Ben holds S15; Ann holds S20 and starts; then Cid, Ben
 CID_EMPTIES = {"Cid": ["11"] * 8 + ["Q"] * 4 + ["13"], "Ann": ["2"]}

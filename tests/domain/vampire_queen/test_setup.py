@@ -9,9 +9,9 @@ import pytest
 from domain.core import HOST, SPECTATOR, BadCommand, BadSetup, Viewer, event_data, shuffled
 from domain.vampire_queen import GAME
 from domain.vampire_queen.cards import CARDS_EACH, DECK, sort_cards
-from tests.gamekit import Table
+from tests.domain.kit import Table
 
-from .helpers import PASS, check_cards_accounted, hand, play, stacked_table, state, topped_up
+from .kit import PASS, check_cards_accounted, hand, play, stacked_table, state, topped_up
 
 NAMES = ["Ann", "Ben", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon", "Kim", "Lou"]
 EXAMPLE = ["Luke", "Marie", "Jon", "Leon", "Nina"]  # clockwise from Marie, the start player

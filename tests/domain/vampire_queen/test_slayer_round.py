@@ -5,9 +5,9 @@ The rulebook's example seats Jon (S15), Leon (S20, start), Nina, Luke, Marie."""
 
 from __future__ import annotations
 
-from tests.gamekit import Table
+from tests.domain.kit import Table
 
-from .helpers import PASS, check_cards_accounted, hand, play, stacked_table, state
+from .kit import PASS, check_cards_accounted, hand, play, stacked_table, state
 
 EXAMPLE = ["Jon", "Leon", "Nina", "Luke", "Marie"]  # clockwise from Leon
 FORCED = ["Dan", "Ann", "Ben"]  # Dan holds S15, Ann holds S20 and starts; then Ben, Dan

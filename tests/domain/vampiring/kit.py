@@ -7,7 +7,7 @@ from typing import Any
 from domain.core import event_data
 from domain.vampiring import GAME
 from domain.vampiring.rules import ring_cards
-from tests.gamekit import Table
+from tests.domain.kit import Table
 
 SHAPE_NAMES = {"M": "Man", "W": "Wolf", "B": "Bat"}
 

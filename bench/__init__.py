@@ -1,0 +1,1 @@
+"""gruft's benchmarks: `gruft bench`, the load generator, profiles and experiments."""

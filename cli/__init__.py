@@ -1,0 +1,28 @@
+"""The `gruft` command: a dispatcher over each part's own subcommands."""
+
+from __future__ import annotations
+
+import argparse
+
+from api import cli as api_cli
+from bench import cli as bench_cli
+from bots import cli as bots_cli
+from replays import cli as replays_cli
+from service import cli as service_cli
+
+PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every part's subcommands."""
+    parser = argparse.ArgumentParser(prog="gruft", description="gruft: auditable tabletop games")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for part in PARTS:
+        part.add_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `gruft` console script."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)

@@ -1,0 +1,108 @@
+"""The service's subcommands, `gruft project` and `gruft projections …`: run, rebuild and inspect the read models.
+
+`gruft project` is the projection runner as a process of its own: it takes the runner lock
+(waiting as a hot standby while another runner holds it), then follows the games' log into
+the game index and the player statistics until stopped (SIGINT or SIGTERM). Run API workers
+with GRUFT_PROJECTIONS=external beside it; with the default (embedded) a worker runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    env = dict(os.environ)
+    if getattr(args, "db", None):
+        env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": args.db})
+    return env
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH", default=None,
+                        help="the games' SQLite file (default: the service's own settings)")
+
+
+def _line(progress: Any) -> str:
+    rate = progress.events / progress.seconds if progress.seconds > 0 else 0.0
+    return (f"projections: at {progress.position} of {progress.head} "
+            f"({progress.events} events in {progress.seconds:.1f} s, {rate:.0f}/s, "
+            f"{progress.loads} games loaded from the store)")
+
+
+def configure_project(parser: argparse.ArgumentParser) -> None:
+    _add_db(parser)
+    parser.add_argument("--once", action="store_true",
+                        help="catch up to the head of the log, then exit")
+    parser.add_argument("--lock-wait", type=float, default=None, metavar="SECONDS",
+                        help="give up if another runner still holds the lock after this long "
+                             "(default: wait as a standby until it is free)")
+    parser.set_defaults(func=project)
+
+
+def project(args: argparse.Namespace) -> int:
+    """Follow the log until stopped (or, with --once, until caught up); 3 if the lock is held."""
+    from service.readmodels import RunnerBusy, run
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    print("projections: taking the runner lock (a standby waits while another runner holds it)",
+          flush=True)
+    try:
+        done = run(_env(args), once=args.once, lock_wait=args.lock_wait, stop=stop,
+                   report=lambda p: print(_line(p), flush=True))
+    except RunnerBusy as exc:
+        print(f"projections: {exc}", file=sys.stderr)
+        return 3
+    print(_line(done), flush=True)
+    return 0
+
+
+def configure_projections(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", required=True)
+    rebuild = sub.add_parser("rebuild", help="drop every view and project the whole log again")
+    _add_db(rebuild)
+    rebuild.add_argument("--lock-wait", type=float, default=10.0, metavar="SECONDS",
+                         help="how long to wait for a running runner to let go (default 10)")
+    rebuild.set_defaults(func=rebuild_views)
+    status = sub.add_parser("status", help="the views' position, the log's head, the lag")
+    _add_db(status)
+    status.set_defaults(func=show_status)
+
+
+def rebuild_views(args: argparse.Namespace) -> int:
+    """Drop and rebuild every view; 3 if a runner holds the lock."""
+    from service.readmodels import RunnerBusy, rebuild
+
+    try:
+        done = rebuild(_env(args), lock_wait=args.lock_wait,
+                       report=lambda p: print(_line(p), flush=True))
+    except RunnerBusy as exc:
+        print(f"projections: {exc}", file=sys.stderr)
+        return 3
+    print(f"rebuilt: {_line(done)}", flush=True)
+    return 0
+
+
+def show_status(args: argparse.Namespace) -> int:
+    """Print where the views are against the log."""
+    from service.readmodels import status
+
+    found = status(_env(args))
+    print(f"position {found['position']}  head {found['head']}  lag {found['lag']}  "
+          f"runner {found['runner']}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """`gruft project` and `gruft projections`."""
+    configure_project(sub.add_parser(
+        "project", help="run the projection runner: follow the log into the game index and stats"))
+    configure_projections(sub.add_parser(
+        "projections", help="the read models: rebuild them from the log, or show how far they are"))

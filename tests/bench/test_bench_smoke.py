@@ -1,0 +1,48 @@
+"""`gruft bench` code paths at tiny sizes: every figure is produced, the JSON line is last.
+
+No timing is asserted: speed is what the benchmark prints, not what a test decides.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import suite as bench
+from domain import available_games
+
+pytest.importorskip("rlcard")
+
+
+def test_bench_runs_every_measurement_and_ends_with_json(monkeypatch, capsys):
+    # The tiny sizes go through the very code `gruft bench --quick` runs.
+    monkeypatch.setattr(bench, "QUICK", bench.TINY)
+    assert bench.run(type("Args", (), {"quick": True, "seed": 3})()) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(lines[-1])
+    games = set(available_games())
+    # Check every figure the issue names is there, per game where it is per game.
+    assert set(figures["domain_steps_per_s"]) == games
+    assert set(figures["replay_events_per_s"]) == games
+    assert set(figures["eventsourcing_baseline_matched_events_per_s"]) == games
+    for name in ("rlcard_doudizhu_steps_per_s", "rlcard_uno_steps_per_s",
+                 "eventsourcing_baseline_events_per_s", "api_command_p50_ms",
+                 "api_command_p99_ms", "api_commands_per_s", "flask_hello_per_s"):
+        assert isinstance(figures[name], int | float), name
+    for rate in [*figures["domain_steps_per_s"].values(), *figures["replay_events_per_s"].values()]:
+        assert rate > 0
+    # Check the served commands were all accepted: the client mirrors each game exactly.
+    assert figures["api_command_errors"] == 0
+    assert figures["api_commands_per_s"] > 0 and figures["flask_hello_per_s"] > 0
+    assert figures["api_command_p50_ms"] <= figures["api_command_p99_ms"]
+    # And the human-readable part precedes it.
+    assert any(line.startswith("targets") for line in lines[:-1])
+
+
+def test_a_ratio_pairs_each_round_with_its_baseline_and_takes_the_median():
+    # Round by round 2, 4 and 3 times the baseline: the median, 3 — not best over best (30/10).
+    assert bench.paired_ratio([10.0, 20.0, 30.0], [5.0, 5.0, 10.0]) == 3.0
+    assert bench.paired_ratio([], []) == 0.0
+    with pytest.raises(ValueError):
+        bench.paired_ratio([1.0, 2.0], [1.0])  # every round has both sides
