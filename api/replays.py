@@ -22,9 +22,8 @@ def signing_key() -> SigningKey:
 
 
 def check(document: dict):
-    """Verify a document against this server's key."""
-    key = signing_key()
-    return verify(document, trusted_keys=[key.public_pem], check_signature=check_signature)
+    """Verify a document against the keys on this server's ring (the current and retired ones)."""
+    return verify(document, trusted_keys=signing_key().ring, check_signature=check_signature)
 
 
 def json_body() -> object:

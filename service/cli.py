@@ -100,8 +100,40 @@ def show_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def configure_key(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rotate", action="store_true",
+                        help="retire the current key (it stays trusted for verification) and "
+                             "start signing with a new one; restart the server afterwards")
+    parser.add_argument("--json", action="store_true", help="print key_id, key and retired as JSON")
+    _add_db(parser)
+    parser.set_defaults(func=show_key)
+
+
+def show_key(args: argparse.Namespace) -> int:
+    """Print the server's signing key id and public key (after rotating it, if asked)."""
+    import json
+
+    from service.settings import data_dir, storage_env
+    from service.signing import SigningKey, key_id
+
+    folder = data_dir(storage_env(_env(args)))
+    key = SigningKey.rotate(folder) if args.rotate else SigningKey.load_or_create(folder)
+    retired = [key_id(pem) for pem in key.retired]
+    if args.json:
+        print(json.dumps({"key_id": key.key_id, "key": key.public_pem, "retired": retired},
+                         indent=2))
+        return 0
+    print(f"key_id {key.key_id}" + (" (new)" if args.rotate else ""))
+    print(key.public_pem, end="")
+    for old in retired:
+        print(f"retired, still trusted: {old}")
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """`gruft project` and `gruft projections`."""
+    """`gruft project`, `gruft projections` and `gruft key`."""
+    configure_key(sub.add_parser(
+        "key", help="show the server's signing key and its id, or rotate it (--rotate)"))
     configure_project(sub.add_parser(
         "project", help="run the projection runner: follow the log into the game index and stats"))
     configure_projections(sub.add_parser(

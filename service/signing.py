@@ -1,8 +1,16 @@
-"""The server's Ed25519 signing key: created on first start in the data directory, then kept."""
+"""The server's Ed25519 signing keys: a key ring in the data directory.
+
+`signing-key.pem` is the key that signs new documents, created on first start and then kept.
+`gruft key --rotate` retires it: its public half moves to `retired-keys/<key id>.pem` and a new
+key signs from then on. The server verifies (and imports) documents signed by any key on its
+ring, so a rotation never strands the documents exported before it. A key's id is the SHA-256
+hex of its DER public key, the fingerprint an arbiter compares (`gruft key`, `key_id`).
+"""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 from pathlib import Path
 
@@ -11,14 +19,22 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 KEY_FILE = "signing-key.pem"
+RETIRED_DIR = "retired-keys"
 
 
 class SigningKey:
     """Signs replay documents; the public half is served at GET /signing-key."""
 
-    def __init__(self, private: Ed25519PrivateKey) -> None:
+    def __init__(self, private: Ed25519PrivateKey, retired: tuple[str, ...] = ()) -> None:
         self._private = private
         self.public_pem = public_pem(private.public_key())
+        self.key_id = key_id(self.public_pem)
+        self.retired = retired  # public PEMs of the keys this one replaced, oldest first
+
+    @property
+    def ring(self) -> list[str]:
+        """Every public key whose signature this server trusts: the current one and the retired."""
+        return [self.public_pem, *self.retired]
 
     @classmethod
     def load_or_create(cls, folder: Path) -> SigningKey:
@@ -40,7 +56,19 @@ class SigningKey:
         private = serialization.load_pem_private_key(path.read_bytes(), password=None)
         if not isinstance(private, Ed25519PrivateKey):
             raise ValueError(f"{path} does not hold an Ed25519 key")
-        return cls(private)
+        retired = folder / RETIRED_DIR
+        kept = sorted(retired.glob("*.pem"), key=lambda p: p.stat().st_mtime) if retired.is_dir() else []
+        return cls(private, tuple(p.read_text("ascii") for p in kept))
+
+    @classmethod
+    def rotate(cls, folder: Path) -> SigningKey:
+        """Retire the current key (its public half stays on the ring) and start a new one."""
+        current = cls.load_or_create(folder)
+        retired = folder / RETIRED_DIR
+        retired.mkdir(exist_ok=True)
+        (retired / f"{current.key_id}.pem").write_text(current.public_pem, "ascii")
+        (folder / KEY_FILE).unlink()  # the private half of a retired key signs nothing again
+        return cls.load_or_create(folder)
 
     def sign(self, message: bytes) -> str:
         """The base64 signature of a message."""
@@ -51,6 +79,14 @@ def public_pem(key: Ed25519PublicKey) -> str:
     """A public key as PEM text."""
     return key.public_bytes(serialization.Encoding.PEM,
                             serialization.PublicFormat.SubjectPublicKeyInfo).decode("ascii")
+
+
+def key_id(public_key_pem: str) -> str:
+    """A public key's fingerprint: SHA-256 hex of its DER encoding."""
+    key = serialization.load_pem_public_key(public_key_pem.encode("ascii"))
+    der = key.public_bytes(serialization.Encoding.DER,
+                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    return hashlib.sha256(der).hexdigest()
 
 
 def check_signature(public_key_pem: str, message: bytes, signature_b64: str) -> bool:
