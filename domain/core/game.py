@@ -421,6 +421,11 @@ class Game(Aggregate):
             return []
         return self.list_moves(player)
 
+    def previews(self, player: str, moves: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """What each of `moves` would do, in their order, for a page to show before one is
+        sent; None for a game with nothing to foresee. Only what `player` may see goes in."""
+        return None
+
     # -- views ----------------------------------------------------------------------------
 
     @property

@@ -27,6 +27,7 @@ from domain.vampiring.rules import (
     DIRECTIONS,
     METAMORPHOSES,
     home_positions,
+    landings,
     resolve,
     ring_cards,
     start_family,
@@ -152,6 +153,16 @@ class VampiRing(Game):
     def list_moves(self, player: str) -> list[dict[str, Any]]:
         """Every living family may take either metamorphosis in either direction (VR-4)."""
         return [{"type": "move", "metamorphosis": m, "direction": d} for m, d in MOVES]
+
+    def previews(self, player: str, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Where the player's three vampires would land with each move (VR-4, VR-5): the
+        ring, the Homes and the player's own family only, all of it public."""
+        family = self.families.get(player)
+        if family is None:
+            return [{} for _ in moves]
+        home = self.homes[player]
+        return [{"vampires": landings(self.ring, home, family, m["metamorphosis"],
+                                      m["direction"])} for m in moves]
 
     def move(self, player: str, metamorphosis: str, direction: str) -> None:
         """Submit a secret move (VR-4); the last one in resolves the turn (VR-5 .. VR-12)."""

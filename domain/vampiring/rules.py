@@ -80,6 +80,24 @@ def travel(ring: list[str], home: int, start: int, shape: str, sign: int) -> lis
     return path
 
 
+def landings(ring: list[str], home: int, family: dict[str, dict[str, Any]],
+             metamorphosis: str, direction: str) -> dict[str, dict[str, Any]]:
+    """Where a family's vampires would stop with this move (VR-4, VR-5): shape, path, stop.
+
+    The move alone decides this; the fights on the cards they land on wait for every family's
+    move, which stay secret until the turn resolves (VR-4).
+    """
+    change = METAMORPHOSES[metamorphosis]
+    sign = DIRECTIONS[direction]
+    moved = {}
+    for vid in VAMPIRE_IDS:
+        vampire = family[vid]
+        shape = change[vampire["shape"]]
+        path = travel(ring, home, vampire["position"], shape, sign)
+        moved[vid] = {"shape": shape, "path": path, "position": path[-1]}
+    return moved
+
+
 def fight(card: str, occupants: list[dict[str, Any]], variant: str) -> list[int] | None:
     """Wounds per occupant on one card (VR-6, VR-7), or None when no fight happens there."""
     # Plain dicts rather than Counters: this runs for every occupied card of every turn.
@@ -114,17 +132,11 @@ def resolve(
     standing: dict[int, list[dict[str, Any]]] = {}
     for player, family in families.items():
         move = moves[player]
-        change = METAMORPHOSES[move["metamorphosis"]]
-        sign = DIRECTIONS[move["direction"]]
-        home = homes[player]
-        paths[player] = moved = {}
+        paths[player] = moved = landings(ring, homes[player], family, move["metamorphosis"],
+                                         move["direction"])
         for vid in VAMPIRE_IDS:
-            vampire = family[vid]
-            shape = change[vampire["shape"]]
-            path = travel(ring, home, vampire["position"], shape, sign)
-            stop = path[-1]
-            moved[vid] = {"shape": shape, "path": path, "position": stop}
-            occupant = {"player": player, "id": vid, "shape": shape}
+            stop = moved[vid]["position"]
+            occupant = {"player": player, "id": vid, "shape": moved[vid]["shape"]}
             if stop in standing:
                 standing[stop].append(occupant)
             else:
