@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from flask import Flask
@@ -15,6 +16,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from api import docs, games, replays, request_log, stats, viewer
     from api.errors import GruftApi, register_error_handlers
     from service import Games
+    from service.readmodels import read_models
     from service.settings import data_dir
     from service.signing import SigningKey
 
@@ -34,6 +36,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     env = app.config["GRUFT_ENV"]
     store = Games(env=dict(os.environ) if env is None else env)
     app.extensions["gruft"] = store
+    # The read side (game index, statistics) beside it, one per Application, read through
+    # api.reads. A served app starts following the log at once (a worker's runner thread
+    # takes the lock if it is free); under tests the runner starts with the first read.
+    app.extensions["gruft.read_models"] = partial(read_models, store)
+    if not app.testing:
+        read_models(store)
     app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
 
     api = GruftApi(app)

@@ -8,6 +8,7 @@ from flask.views import MethodView
 from api import schemas
 from api.auth import bearer_token
 from api.errors import GruftBlueprint
+from api.reads import games_page
 from domain.core import SPECTATOR
 from service import Games
 
@@ -50,8 +51,8 @@ class GameCollection(MethodView):
     @documented(400)
     def get(self, query):
         """List games (filters: game, status, player; cursor: after)."""
-        page, cursor = games().list_games(query.get("game"), query.get("status"),
-                                          query.get("player"), query["after"], query["limit"])
+        page, cursor = games_page(query.get("game"), query.get("status"), query.get("player"),
+                                  query["after"], query["limit"])
         return {"games": page, "next": cursor}
 
     @blp.arguments(schemas.CreateGame())

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from flask import current_app
 from flask.views import MethodView
 
 from api import schemas
 from api.errors import GruftBlueprint
-from service.readmodels import ReadModels, read_models
+from api.reads import read_models
 from service.readmodels.metrics import score_sign
 
 blp = GruftBlueprint("stats", __name__, description="Player statistics and leaderboards across games "
                 "(finished games only), from the read models")
-
-
-def views() -> ReadModels:
-    """This worker's read models, caught up with everything stored before the request."""
-    found = read_models(current_app.extensions["gruft"])
-    found.catch_up()
-    return found
-
-
-@blp.record_once
-def _start_runner(state) -> None:
-    # A served app starts following the log at once (a worker's runner thread takes the lock
-    # if it is free); under tests the runner starts with the first read instead.
-    if not state.app.testing:
-        read_models(state.app.extensions["gruft"])
 
 
 @blp.route("/players/<path:name>/stats")
@@ -34,7 +18,7 @@ class PlayerStatsResource(MethodView):
     @blp.response(200, schemas.PlayerStats)
     def get(self, name: str):
         """A player's finished games per game kind: played, won, average score, the game's own averages."""
-        return {"player": name, "games": views().view.player_stats(name)}
+        return {"player": name, "games": read_models().view.player_stats(name)}
 
 
 @blp.route("/leaderboard")
@@ -47,4 +31,4 @@ class LeaderboardResource(MethodView):
         game = query["game"]
         order = "lower_is_better" if score_sign(game) < 0 else "higher_is_better"
         return {"game": game, "score_order": order,
-                "players": views().view.leaderboard(game, query["limit"])}
+                "players": read_models().view.leaderboard(game, query["limit"])}

@@ -18,6 +18,7 @@ from flask import render_template, request
 from api.auth import MAX_TOKEN_LENGTH, bearer_token
 from api.errors import GruftBlueprint, error_response
 from api.games import games
+from api.reads import games_page
 from api.schemas import MAX_CURSOR
 from domain import available_games, game_class
 from domain.core import Game
@@ -63,7 +64,7 @@ def game_list():
     game = game if game in keys else None
     status = status if status in ("in_progress", "finished") else None
     after = int(after) if after.isdigit() and int(after) <= MAX_CURSOR else 0
-    page, cursor = games().list_games(game, status, player, after, LIST_PAGE_SIZE)
+    page, cursor = games_page(game, status, player, after, LIST_PAGE_SIZE)
     for summary in page:
         summary["title"] = TITLES.get(summary["game"], summary["game"])
     html = render_template("list.html", games=page, next_after=cursor, titles=TITLES, keys=keys,

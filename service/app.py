@@ -342,7 +342,12 @@ class Games(Application):
         """The commands the rules allow the viewer's seat now."""
         game = self.game(game_id)
         seat = self._seat_viewer(game, viewer, player, public_ok=False)
-        return {"player": seat.player, "moves": game.legal_moves(seat.player)}
+        moves = game.legal_moves(seat.player)
+        answer = {"player": seat.player, "moves": moves}
+        previews = game.previews(seat.player, moves) if moves else None
+        if previews is not None:  # VampiRing: where each move would land (the play page)
+            answer["previews"] = previews
+        return answer
 
     def _seat_viewer(self, game: Game, viewer: Viewer, player: str | None, *, public_ok: bool
                      ) -> Viewer:
@@ -405,20 +410,3 @@ class Games(Application):
         record = event_record(event)
         return {"version": n, "of": game.version, "event": record, "state": at.full_state(),
                 "view": at.view(SPECTATOR)}
-
-    def list_games(self, game: str | None = None, status: str | None = None,
-                   player: str | None = None, after: int = 0, limit: int = 50
-                   ) -> tuple[list[dict[str, Any]], int | None]:
-        """Summaries of stored games, oldest first, filtered; a cursor for the next page.
-
-        Served by the game-index projection (service.readmodels), not by loading games: an
-        index range on a monotonic key, in time independent of how many games exist. The read
-        first waits (bounded) until the index includes every event stored before it.
-        """
-        from service.readmodels import read_models  # the read side is built on this module
-
-        if game is not None and game not in available_games():
-            return [], None
-        views = read_models(self)
-        views.catch_up()
-        return views.view.games_page(game, status, player, after, limit)
