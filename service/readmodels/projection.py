@@ -13,6 +13,7 @@ by readers in the same process) instead of by the database.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -23,19 +24,13 @@ from uuid import UUID, uuid4
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import InfrastructureFactory, ListenNotifySubscription, Tracking
-from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.projection import BaseProjectionRunner, Projection, ProjectionRunner
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment, get_topic
 
 from domain.core import Game, event_data
 from service.app import Games
-from service.readmodels.views import (
-    GameUpdate,
-    PostgresReadModelView,
-    ReadModelView,
-    SQLiteReadModelView,
-)
+from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
 from service.settings import storage_env
 from service.sqlite import tune_pool
 
@@ -207,13 +202,22 @@ def open_view(env: Mapping[str, str]) -> ReadModelView:
         # NORMAL: no fsync per commit; a power cut may lose the last batches, each with its
         # tracking record, so the runner simply projects those events again.
         tune_pool(factory.datastore.pool, "NORMAL")
-    elif issubclass(tracking_class, PostgresTrackingRecorder):
+    elif _is_postgres(tracking_class):
+        from service.readmodels.postgres import PostgresReadModelView
+
         view_class = PostgresReadModelView
     else:
         raise RuntimeError(f"no read-model views for {tracking_class.__name__}")
     view = factory.tracking_recorder(view_class)
     view.factory = factory  # type: ignore[attr-defined]  # closed with the view
     return view
+
+
+def _is_postgres(tracking_class: type) -> bool:
+    # A PostgreSQL factory has loaded eventsourcing.postgres (and psycopg, the `postgres`
+    # extra); anything else must not import them: a plain install serves on SQLite.
+    postgres = sys.modules.get("eventsourcing.postgres")
+    return postgres is not None and issubclass(tracking_class, postgres.PostgresTrackingRecorder)
 
 
 def _bound(app: Games) -> type[Games]:

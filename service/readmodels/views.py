@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eventsourcing.persistence import Tracking
-from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
 from service.ddl import retry_concurrent_ddl
@@ -93,7 +92,10 @@ class GameUpdate:
 
 
 class ReadModelView:
-    """The read models' commands and queries, shared by the SQLite and PostgreSQL views."""
+    """The read models' commands and queries, shared by the SQLite and PostgreSQL views.
+
+    The PostgreSQL view is in service/readmodels/postgres.py, imported only when configured.
+    """
 
     datastore: Any
     placeholder = "%s"
@@ -342,38 +344,4 @@ class SQLiteReadModelView(ReadModelView, SQLiteTrackingRecorder):
         return "DELETE FROM tracking WHERE application_name = ?"
 
 
-class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
-    """The read models in PostgreSQL, in the games' database and schema."""
-
-    def _names(self) -> dict[str, str]:
-        schema = _quoted(self.datastore.schema)
-        return {key: f"{schema}.{_quoted(table)}" for key, table in TABLES.items()}
-
-    def create_table(self) -> None:
-        retry_concurrent_ddl(super().create_table)
-        self.create_view_tables()
-
-    @contextmanager
-    def _transaction(self, *, commit: bool) -> Iterator[Any]:
-        if not commit:
-            with self.datastore.transaction(commit=False) as cursor:
-                yield cursor
-            return
-        with self.datastore.get_connection() as conn, conn.transaction():
-            cursor = conn.cursor()
-            # Like SQLite's NORMAL above: no wait for the WAL flush of each commit; a server
-            # crash may lose the last updates, each with its tracking record, never one alone.
-            cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            yield cursor
-
-    def _forget_statement(self) -> str:
-        table = f"{_quoted(self.datastore.schema)}.{_quoted(self.tracking_table_name)}"
-        return f"DELETE FROM {table} WHERE application_name = %s"
-
-
-def _quoted(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-__all__ = ["GameUpdate", "PostgresReadModelView", "ReadModelView",
-           "SQLiteReadModelView", "summary"]
+__all__ = ["GameUpdate", "ReadModelView", "SQLiteReadModelView", "summary"]
