@@ -1,4 +1,4 @@
-"""Every error in the one JSON shape of API.md: {"error": {"code", "message", "rule"?}}."""
+"""Every error in the one JSON shape of docs/api.md: {"error": {"code", "message", "rule"?}}."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Request and response shapes of API.md: the single home of every body, and of the OpenAPI doc."""
+"""Request and response shapes of docs/api.md: the single home of every body, and of the OpenAPI doc."""
 
 from __future__ import annotations
 
@@ -191,7 +191,7 @@ class Signature(Schema):
 
 
 class Document(Schema):
-    """A replay document (API.md); the verifier, not this schema, checks a posted one."""
+    """A replay document (docs/api.md); the verifier, not this schema, checks a posted one."""
 
     format = fields.String(required=True)
     format_version = fields.Integer(required=True)

@@ -1,4 +1,4 @@
-"""The replay document of API.md: export, signature, and verification by re-running the rules.
+"""The replay document of docs/api.md: export, signature, and verification by re-running the rules.
 
 Verification trusts nothing in the document: it checks the hash chain and the signature, checks
 the seed against its commitment, then starts the game again from the recorded setup (so seeded

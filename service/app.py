@@ -140,7 +140,7 @@ class GameRepository(Repository):
 
 
 def _check_replay_open(game: Game, viewer: Viewer, what: str) -> None:
-    """API.md: the replay, its export and its viewer are the host's at any time, and
+    """docs/api.md: the replay, its export and its viewer are the host's at any time, and
     everybody's once the game is over (a game in play keeps its hands secret)."""
     if not (viewer.host or game.finished):
         raise Forbidden(f"{what} is open to the host, and to everybody once the game is over")
@@ -270,7 +270,7 @@ class Games(Application):
         if self.repository.cache is not None:
             # The saved copy is what the store now holds and nothing changes it any more: the
             # cache keeps it, so the next command skips a copy and a fast-forward (measured:
-            # ~0.3 ms CPU per command, bench/README.md).
+            # ~0.3 ms CPU per command, docs/performance.md).
             self.repository._offer(game.id, game)
         return game.version, [self._shown(game, e, viewer) for e in new_events]
 
@@ -316,7 +316,7 @@ class Games(Application):
             return SPECTATOR
         gid = parse_game_id(game_id)
         # Credentials are issued once and never change, so a worker need not ask the store for
-        # newer events on every request (measured: ~13% of a command's CPU, bench/README.md).
+        # newer events on every request (measured: ~13% of a command's CPU, docs/performance.md).
         try:
             creds = self._credentials.get(gid)
         except KeyError:

@@ -3,7 +3,7 @@
 eventsourcing 9.5 opens each SQLite connection with ``cached_statements=True``, which Python
 reads as a statement cache of *one*: every transaction's ``BEGIN`` evicts the query before it,
 so every statement is parsed and planned again (measured: 83 µs for BEGIN, one indexed SELECT
-and ROLLBACK, against 21 µs with a cache of 128; bench/README.md). gruft keeps the library's
+and ROLLBACK, against 21 µs with a cache of 128; docs/performance.md). gruft keeps the library's
 connection set-up (WAL mode, row factory, lock timeout) and swaps in a connection to the same
 database with a proper cache, opened with the configured ``PRAGMA synchronous``.
 """

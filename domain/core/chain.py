@@ -1,4 +1,4 @@
-"""Canonical JSON and the event hash chain of the replay document (API.md, "The replay document").
+"""Canonical JSON and the event hash chain of the replay document (docs/api.md, "The replay document").
 
 ``hash`` = SHA-256 hex of ``prev_hash`` + the canonical JSON of the event without ``hash``; the
 first ``prev_hash`` is the seed commitment. Pure functions: the aggregate uses them when it

@@ -193,7 +193,7 @@ class Game(Aggregate):
 
     # Class attributes carry no annotations on purpose: eventsourcing turns an annotated
     # aggregate class into a dataclass, whose generated __init__ would hide this one.
-    KEY = ""  # the game key of API.md
+    KEY = ""  # the game key of docs/api.md
     MIN_PLAYERS = 2
     MAX_PLAYERS = 12
     OPTIONS = {}  # name -> Option
@@ -348,7 +348,7 @@ class Game(Aggregate):
                                hash=digest, **kwargs)
 
     def _link(self, event_class: Any, fields: dict[str, Any]) -> tuple[Any, str, str]:
-        """The next event's timestamp, previous hash and hash (the chain of API.md)."""
+        """The next event's timestamp, previous hash and hash (the chain of docs/api.md)."""
         timestamp = _next_timestamp(event_class)
         prev = self.chain_hash
         return timestamp, prev, event_hash(prev, self.version + 1, event_class.__name__,
@@ -433,7 +433,7 @@ class Game(Aggregate):
         return "finished" if self.finished else "in_progress"
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
-        """The view API.md describes, with what `viewer` may see of the game now."""
+        """The view docs/api.md describes, with what `viewer` may see of the game now."""
         out: dict[str, Any] = {
             "game_id": str(self.id),
             "game": self.KEY,

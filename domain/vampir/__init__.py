@@ -1,4 +1,4 @@
-"""Vampir (Reiner Knizia, Goldsieber 2000) for 3–5 players: rules page rules/vampir.md."""
+"""Vampir (Reiner Knizia, Goldsieber 2000) for 3–5 players: rules page docs/rules/vampir.md, VA-1 … VA-11."""
 
 from domain.vampir.game import Vampir
 

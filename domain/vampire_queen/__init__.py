@@ -1,4 +1,4 @@
-"""Vampire Queen (Wolfgang Kramer, Schmidt Spiele): rules page rules/vampire-queen.md, VQ-1 … VQ-17."""
+"""Vampire Queen (Wolfgang Kramer, Schmidt Spiele): rules page docs/rules/vampire-queen.md, VQ-1 … VQ-17."""
 
 from domain.vampire_queen.game import VampireQueen
 

@@ -1,4 +1,4 @@
-"""VampiRing (rules: ../shared/rules/vampiring.md, VR-1 .. VR-12)."""
+"""VampiRing (rules page docs/rules/vampiring.md, VR-1 .. VR-12)."""
 
 from domain.vampiring.game import VampiRing
 

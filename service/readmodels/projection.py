@@ -4,7 +4,7 @@ Built on `eventsourcing.projection`: `ProjectionRunner` subscribes to the games 
 from the view's tracking position and calls `GameViews.process_event` for each event in log
 order. The projection applies the events of one pulled batch of the log in one transaction
 with the position of the last (`BATCH_MAX` at most): a transaction per event cost ~0.2 ms of
-SQLite work each, a third of a command's CPU under load (bench/README.md). SQLite has no
+SQLite work each, a third of a command's CPU under load (docs/performance.md). SQLite has no
 LISTEN/NOTIFY, and eventsourcing's SQLite recorder no subscription; `PollingSQLiteRecorder`
 adds one on the library's own `ListenNotifySubscription`, woken by a short timer (and at once
 by readers in the same process) instead of by the database.

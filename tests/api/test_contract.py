@@ -1,4 +1,4 @@
-"""The REST contract of API.md: shapes, tokens, and every error status with its one JSON shape."""
+"""The REST contract of docs/api.md: shapes, tokens, and every error status with its one JSON shape."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """A heuristic bot wins clearly more than its fair share against random bots, in every game.
 
 Seats rotate game by game, so no seat advantage helps it. Seeds are fixed, so the outcome is
-reproducible; the margins asked for are far below those measured (bench/README.md has the
+reproducible; the margins asked for are far below those measured (docs/bots.md has the
 200-game figures), so rule fixes in a game do not make this flaky.
 """
 

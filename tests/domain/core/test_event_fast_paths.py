@@ -68,7 +68,7 @@ def test_events_rebuild_the_same_aggregate(game_key):
     assert rebuilt.full_state() == game.full_state()
     assert rebuilt.chain_hash == game.chain_hash == events[-1].hash
     prev = game.seed_commitment
-    for stored in events:  # every link as API.md defines it
+    for stored in events:  # every link as docs/api.md defines it
         record = event_record(stored)
         assert record["prev_hash"] == prev
         assert event_hash(prev, record["version"], record["type"], record["timestamp"],

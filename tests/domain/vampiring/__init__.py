@@ -1,1 +1,1 @@
-"""VampiRing tests (rules: ../shared/rules/vampiring.md, VR-1 .. VR-12)."""
+"""VampiRing tests (rules page docs/rules/vampiring.md, VR-1 .. VR-12)."""
