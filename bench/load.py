@@ -1,17 +1,25 @@
-"""Load test: many concurrent games played over HTTP against a served gruft, on loopback only.
+"""The load generator: client threads playing games over HTTP against a served gruft, on loopback.
 
-Starts `gruft serve --workers N` on a fresh store (a temporary SQLite file, or a fresh schema on
-the PostgreSQL server, dropped afterwards), or uses `--url` of a server already running on this
-machine. Client threads create games and play them to the end with random legal moves, each
-seat with its own token, the way a table of players would: read the view, ask for the legal
-moves, send a command with `expected_version`. With `--contend K`, K clients play each game at
-once, so commands race and some answer 409.
+One generator for every benchmark that loads a server: `gruft bench`'s API and stream figures,
+the crash test and the standalone load test below. Client threads (`drive`) each repeat a
+player's `step()` until time or count runs out; every request goes through a `Connection`,
+which times it into one shared `Recorder`. Two kinds of player:
 
-Bounded in count (`--games`) and time (`--seconds`). Prints throughput and latency percentiles
+- `MirrorPlayer` creates games with known seeds and replays each deal in-process, so it knows
+  every legal move without asking the server: only `POST /games/{id}/commands` is timed (the
+  host token acting for the seat to act). `gruft bench` and the crash test use it.
+- `TablePlayer` plays as a table of people would, each seat with its own token: read the view,
+  ask for the legal moves, send a command with `expected_version`. With `--contend K`, K clients
+  play each game at once, so commands race and some answer 409.
+
+The standalone load test starts `gruft serve --workers N` on a fresh store (a temporary SQLite
+file, or a fresh schema on the PostgreSQL server, dropped afterwards), or uses `--url` of a
+server already running on this machine, and plays `--games` games with table players. It is
+bounded in count (`--games`) and time (`--seconds`), prints throughput and latency percentiles
 per kind of request, and one JSON line for the record.
 
-    .venv/bin/python bench/load.py --storage sqlite --workers 2
-    .venv/bin/python bench/load.py --storage postgres --workers 4 --clients 16 --contend 2
+    .venv/bin/python -m bench.load --storage sqlite --workers 2
+    .venv/bin/python -m bench.load --storage postgres --workers 4 --clients 16 --contend 2
 """
 
 from __future__ import annotations
@@ -22,83 +30,192 @@ import ipaddress
 import json
 import os
 import random
-import sys
+import statistics
 import tempfile
 import threading
 import time
-import uuid
-from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench.suite import gruft_argv, listening_socket, server  # noqa: E402
-from domain import available_games, game_class  # noqa: E402
+from domain import available_games, game_class
+from domain.core import Game
 
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve"]
 MAX_COMMANDS_PER_GAME = 2000
-POSTGRES_DEFAULTS = {"POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432",
-                     "POSTGRES_DBNAME": "test", "POSTGRES_USER": "postgres",
-                     "POSTGRES_PASSWORD": ""}
+IDLE_RECONNECT_S = 1.0  # a kept-alive connection idle longer may have been closed by the server
 
 
-class Stats:
+# -- requests ----------------------------------------------------------------------------------
+
+class Recorder:
     """Latencies per kind of request and counts of outcomes, shared by the client threads."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.latency: dict[str, list[float]] = defaultdict(list)
-        self.statuses: dict[str, int] = defaultdict(int)
-        self.counts: dict[str, int] = defaultdict(int)
+        self.latency_ms: dict[str, list[float]] = defaultdict(list)
+        self.statuses: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()
 
-    def record(self, kind: str, seconds: float, status: int) -> None:
-        """One answered request."""
+    def record(self, kind: str, ms: float, status: int) -> None:
+        """One request, answered (its status) or failed (status 0)."""
         with self.lock:
-            self.latency[kind].append(seconds)
+            self.latency_ms[kind].append(ms)
             self.statuses[f"{kind} {status}"] += 1
 
-    def count(self, what: str) -> None:
-        """One more of `what`."""
+    def count(self, what: str, n: int = 1) -> None:
+        """`n` more of `what`."""
         with self.lock:
-            self.counts[what] += 1
+            self.counts[what] += n
 
 
-class Client:
-    """One keep-alive connection (reopened when the server closes it) that times requests."""
+class Connection:
+    """HTTP/1.1 to 127.0.0.1:`port`; each request timed into the recorder.
 
-    def __init__(self, host: str, port: int, stats: Stats) -> None:
-        self.host, self.port, self.stats = host, port, stats
-        self.conn = http.client.HTTPConnection(host, port, timeout=60)
+    With `keep_alive` the connection is kept between requests (and reopened when the server
+    closes it); without, every request opens its own and asks the server to close it, so the
+    kernel spreads the requests over the server's workers.
+    """
+
+    def __init__(self, port: int, recorder: Recorder, keep_alive: bool = False,
+                 host: str = "127.0.0.1", timeout: float = 60.0) -> None:
+        self.host, self.port, self.recorder = host, port, recorder
+        self.keep_alive, self.timeout = keep_alive, timeout
+        self.conn: http.client.HTTPConnection | None = None
+        self.used_at = 0.0
+
+    def close(self) -> None:
+        """Close the connection (the next request opens another)."""
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
     def call(self, kind: str, method: str, path: str, body: Any = None,
              token: str | None = None) -> tuple[int, Any]:
-        """A request; its status and JSON answer (the latency goes to the stats)."""
+        """A request: its status and JSON answer. Raises OSError when it got no answer.
+
+        A GET on a kept-alive connection the server had closed is retried once on a new one;
+        a POST never is (it may have been applied: its outcome is unknown).
+        """
         headers = {"Content-Type": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        if not self.keep_alive:
+            headers["Connection"] = "close"
         data = None if body is None else json.dumps(body)
         started = time.perf_counter()
+        if self.conn is not None and started - self.used_at > IDLE_RECONNECT_S:
+            self.close()
         for attempt in range(2):
+            reused = self.conn is not None
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
             try:
                 self.conn.request(method, path, data, headers)
                 answer = self.conn.getresponse()
                 payload = answer.read()
                 break
-            except (http.client.HTTPException, ConnectionError):
-                self.conn.close()  # the server closed a kept-alive connection: reopen once
-                if attempt:
-                    raise
-        elapsed = time.perf_counter() - started
-        self.stats.record(kind, elapsed, answer.status)
-        if answer.getheader("Connection", "").lower() == "close":
-            self.conn.close()
-        return answer.status, json.loads(payload or b"null")
+            except (http.client.HTTPException, OSError):
+                self.close()
+                if attempt or not reused or method != "GET":
+                    self.recorder.record(kind, (time.perf_counter() - started) * 1000, 0)
+                    raise OSError(f"{method} {path}: no answer") from None
+        self.used_at = time.perf_counter()
+        self.recorder.record(kind, (self.used_at - started) * 1000, answer.status)
+        if not self.keep_alive or answer.getheader("Connection", "").lower() == "close":
+            self.close()
+        if answer.getheader("Content-Type", "").startswith("application/json"):
+            return answer.status, json.loads(payload or b"null")
+        return answer.status, payload
 
+
+# -- driving client threads --------------------------------------------------------------------
+
+class Player(Protocol):
+    """A client thread's work: one step at a time."""
+
+    def step(self) -> bool:
+        """Do one unit of work (at most one timed command); False when there is nothing left."""
+
+
+@dataclass
+class Run:
+    """What a load run measured; its main figure is the requests of kind `main` per second."""
+
+    seconds: float
+    latency_ms: dict[str, list[float]]
+    statuses: Counter[str]
+    counts: Counter[str]
+    main: str = "command"
+    rounds: list[float] = field(default_factory=list)  # main requests per second, round by round
+
+    @property
+    def requests(self) -> int:
+        """Requests of the main kind."""
+        return len(self.latency_ms.get(self.main, []))
+
+    @property
+    def per_s(self) -> float:
+        return self.requests / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def errors(self) -> int:
+        """Steps that went wrong: a refused command, no answer, an unexpected status."""
+        return self.counts.get("errors", 0)
+
+    def percentile(self, q: float, kind: str | None = None) -> float:
+        """The q-th percentile latency (0 < q < 100) in ms, of the main kind unless told."""
+        return percentile(self.latency_ms.get(kind or self.main, []), q)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0 < q < 100) of `values`, 0 when there are none."""
+    if not values:
+        return 0.0
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def drive(clients: int, seconds: float, max_steps: int,
+          make_player: Callable[[int, Recorder], Player], main: str = "command") -> Run:
+    """`clients` threads each repeating its player's step until time or count runs out.
+
+    Players are made (their first games created) before the clock starts.
+    """
+    recorder = Recorder()
+    players = [make_player(i, recorder) for i in range(clients)]
+    lock = threading.Lock()
+    taken = [0]
+    barrier = threading.Barrier(clients + 1)
+    deadline: list[float] = []
+
+    def worker(player: Player) -> None:
+        barrier.wait()
+        while time.perf_counter() < deadline[0]:
+            with lock:
+                if taken[0] >= max_steps:
+                    return
+                taken[0] += 1
+            if not player.step():
+                return
+
+    threads = [threading.Thread(target=worker, args=(p,), daemon=True) for p in players]
+    for thread in threads:
+        thread.start()
+    start = time.perf_counter()
+    deadline.append(start + seconds)
+    barrier.wait()
+    for thread in threads:
+        thread.join(timeout=seconds + 60)
+    elapsed = time.perf_counter() - start
+    return Run(elapsed, dict(recorder.latency_ms), recorder.statuses, recorder.counts, main)
+
+
+# -- players -----------------------------------------------------------------------------------
 
 def seats(key: str) -> list[str]:
     """Players for a game of `key`: three where allowed."""
@@ -106,120 +223,232 @@ def seats(key: str) -> list[str]:
     return NAMES[: max(cls.MIN_PLAYERS, min(3, cls.MAX_PLAYERS))]
 
 
-def play_game(client: Client, created: dict[str, Any], rng: random.Random, deadline: float,
-              stats: Stats) -> bool:
-    """Play one game to its end as its players would; False if the deadline came first."""
-    gid = created["game_id"]
-    tokens = created["player_tokens"]
-    for _ in range(MAX_COMMANDS_PER_GAME):
-        if time.monotonic() > deadline:
-            return False
-        status, view = client.call("view", "GET", f"/games/{gid}")
+@dataclass
+class MirroredGame:
+    """A game served by the server and replayed in-process from the same seed."""
+
+    game_id: str
+    host_token: str
+    player_tokens: dict[str, str]
+    local: Game
+
+
+def create_mirrored(conn: Connection, key: str, seed: int,
+                    options: dict[str, Any] | None = None) -> MirroredGame:
+    """Create a game of `key` with `seed` over the API, and its twin in-process."""
+    cls = game_class(key)
+    players = seats(key)
+    body: dict[str, Any] = {"game": key, "players": players, "seed": seed}
+    if options:
+        body["options"] = options
+    for attempt in range(3):  # a dropped connection is retried, then reported
+        try:
+            status, answer = conn.call("create", "POST", "/games", body)
+            break
+        except OSError:
+            if attempt == 2:
+                raise
+            time.sleep(0.2)
+    if status != 201:
+        raise RuntimeError(f"POST /games answered {status}: {answer!r}")
+    local = cls.start(players, seed=seed, options=dict(options or {}))
+    local.collect_events()
+    return MirroredGame(answer["game_id"], answer["host_token"], answer["player_tokens"], local)
+
+
+Answered = Callable[[MirroredGame, dict[str, Any], dict[str, Any], float], None]
+
+
+class MirrorPlayer:
+    """Plays random legal commands on its games in turn, mirroring each game in-process.
+
+    It starts a new game (a `create` request, not a `command`) whenever none of its games is
+    left in play. A refused command or one without an answer takes its game out of play: its
+    outcome on the server is then unknown or different from the mirror's. `answered(game, move,
+    answer, at)` hears of every command answered 200, `at` being when its answer was read.
+    """
+
+    def __init__(self, conn: Connection, seed: int, games: list[MirroredGame] | None = None,
+                 keys: list[str] | None = None, options: Callable[[str], dict] | None = None,
+                 answered: Answered | None = None) -> None:
+        self.conn = conn
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.keys = keys or available_games()
+        self.options = options
+        self.answered = answered
+        self.games_started = 0
+        self.games: list[MirroredGame] = list(games or [])
+        self.turn = 0
+        if not self.games:
+            self.new_game()
+
+    def new_game(self) -> MirroredGame:
+        """Start the next game of this player's rotation of game kinds."""
+        key = self.keys[self.games_started % len(self.keys)]
+        self.games_started += 1
+        game = create_mirrored(self.conn, key, self.seed * 1000 + self.games_started,
+                               self.options(key) if self.options else None)
+        self.games.append(game)
+        return game
+
+    def step(self) -> bool:
+        """Send one random legal command to the next game in turn."""
+        if not self.games:
+            self.new_game()
+        self.turn = (self.turn + 1) % len(self.games)
+        game = self.games[self.turn]
+        local = game.local
+        player = local.to_act[0]
+        moves = local.legal_moves(player)
+        move = moves[self.rng.randrange(len(moves))]
+        try:
+            status, answer = self.conn.call("command", "POST", f"/games/{game.game_id}/commands",
+                                            {**move, "player": player}, token=game.host_token)
+        except OSError:
+            status, answer = 0, None
+        at = time.perf_counter()
         if status != 200:
-            stats.count("errors")
-            return False
-        if view["status"] == "finished":
+            self.conn.recorder.count("errors")
+            self.games.remove(game)
             return True
-        player = rng.choice(view["to_act"])
-        status, moves = client.call("legal-moves", "GET", f"/games/{gid}/legal-moves",
-                                    token=tokens[player])
-        if status != 200:
-            stats.count("errors")
-            continue
-        if not moves["moves"]:
-            continue  # another client moved first (contention)
-        body = {**rng.choice(moves["moves"]), "expected_version": view["version"]}
-        status, _ = client.call("command", "POST", f"/games/{gid}/commands", body,
-                                token=tokens[player])
-        if status == 200:
-            stats.count("commands accepted")
-        elif status == 409:
-            stats.count("commands 409")
-        else:
-            stats.count("errors")
-    return False
+        self.conn.recorder.count("commands accepted")
+        local.execute(player, move)
+        local.collect_events()
+        if self.answered is not None:
+            self.answered(game, move, answer, at)
+        if local.finished:
+            self.conn.recorder.count("games finished")
+            self.games.remove(game)
+        return True
 
 
-def run_load(host: str, port: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Create and play `args.games` games with `args.clients` threads; the figures."""
-    stats = Stats()
-    keys = args.game or available_games()
-    deadline = time.monotonic() + args.seconds
-    # Each game is played by `contend` clients at once; clients take games from a shared list.
-    plan = [(n, keys[n % len(keys)]) for n in range(args.games)]
-    boards: dict[int, dict[str, Any]] = {}
-    claims: dict[int, int] = defaultdict(int)
-    finished: set[int] = set()
-    lock = threading.Lock()
-    creating = {n: threading.Lock() for n, _ in plan}
+class Table:
+    """The games table players share: which game each client plays next, and who created it."""
 
-    def next_game() -> int | None:
-        with lock:
-            for n, _ in plan:
-                if n not in finished and claims[n] < args.contend:
-                    claims[n] += 1
+    def __init__(self, games: int, keys: list[str], contend: int) -> None:
+        self.plan = [keys[n % len(keys)] for n in range(games)]
+        self.contend = contend
+        self.lock = threading.Lock()
+        self.claims: Counter[int] = Counter()
+        self.finished: set[int] = set()
+        self.created: dict[int, dict[str, Any]] = {}
+        self.creating = [threading.Lock() for _ in self.plan]
+
+    def claim(self) -> int | None:
+        """A game not finished that fewer than `contend` clients play, or None."""
+        with self.lock:
+            for n in range(len(self.plan)):
+                if n not in self.finished and self.claims[n] < self.contend:
+                    self.claims[n] += 1
                     return n
         return None
 
-    def client_loop(seed: int) -> None:
-        rng = random.Random(seed)
-        client = Client(host, port, stats)
-        while time.monotonic() < deadline:
-            n = next_game()
-            if n is None:
-                return
-            with creating[n]:  # the first of a game's clients creates it
-                created = boards.get(n)
-                if created is None:
-                    key = plan[n][1]
-                    status, created = client.call("create", "POST", "/games", {
-                        "game": key, "players": seats(key), "seed": f"load-{n}",
-                        "options": game_class(key).SHORT_OPTIONS})
-                    if status != 201:
-                        stats.count("errors")
-                        return
-                    boards[n] = created
-            if play_game(client, created, rng, deadline, stats):
-                with lock:
-                    if n not in finished:
-                        finished.add(n)
-                        stats.count("games finished")
-
-    started = time.perf_counter()
-    threads = [threading.Thread(target=client_loop, args=(seed,), daemon=True)
-               for seed in range(args.clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(args.seconds + 60)
-    elapsed = time.perf_counter() - started
-    return summarise(stats, elapsed, args)
+    def finish(self, n: int) -> bool:
+        """Mark game `n` finished; True for the client that saw it first."""
+        with self.lock:
+            first = n not in self.finished
+            self.finished.add(n)
+            return first
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) by nearest rank, in milliseconds."""
-    ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+class TablePlayer:
+    """Plays the table's games as their seats would: view, legal moves, command with its version."""
+
+    def __init__(self, conn: Connection, table: Table, seed: int) -> None:
+        self.conn, self.table = conn, table
+        self.rng = random.Random(seed)
+        self.game: dict[str, Any] | None = None
+        self.number = -1
+        self.turns = 0
+
+    def _claim(self) -> bool:
+        n = self.table.claim()
+        if n is None:
+            return False
+        with self.table.creating[n]:  # the first of a game's clients creates it
+            if n not in self.table.created:
+                key = self.table.plan[n]
+                status, created = self.conn.call("create", "POST", "/games", {
+                    "game": key, "players": seats(key), "seed": f"load-{n}",
+                    "options": game_class(key).SHORT_OPTIONS})
+                if status != 201:
+                    self.conn.recorder.count("errors")
+                    self.table.finish(n)  # not to be claimed again
+                    return True
+                self.table.created[n] = created
+        self.game, self.number, self.turns = self.table.created[n], n, 0
+        return True
+
+    def step(self) -> bool:
+        """One turn of the game in play: view, legal moves, command."""
+        count = self.conn.recorder.count
+        try:
+            if self.game is None:
+                return self._claim()
+            gid, tokens = self.game["game_id"], self.game["player_tokens"]
+            self.turns += 1
+            status, view = self.conn.call("view", "GET", f"/games/{gid}")
+            if status != 200 or self.turns > MAX_COMMANDS_PER_GAME:
+                count("errors")
+                self.game = None
+                return True
+            if view["status"] != "in_progress":
+                if self.table.finish(self.number):
+                    count("games finished")
+                self.game = None
+                return True
+            player = self.rng.choice(view["to_act"])
+            status, moves = self.conn.call("legal-moves", "GET", f"/games/{gid}/legal-moves",
+                                           token=tokens[player])
+            if status != 200:
+                count("errors")
+                return True
+            if not moves["moves"]:
+                return True  # another client moved first (contention)
+            body = {**self.rng.choice(moves["moves"]), "expected_version": view["version"]}
+            status, _ = self.conn.call("command", "POST", f"/games/{gid}/commands", body,
+                                       token=tokens[player])
+        except OSError:
+            count("errors")
+            self.game = None
+            return True
+        count("commands accepted" if status == 200 else "commands 409" if status == 409
+              else "errors")
+        return True
 
 
-def summarise(stats: Stats, elapsed: float, args: argparse.Namespace) -> dict[str, Any]:
+# -- the standalone load test ------------------------------------------------------------------
+
+def table_load(port: int, args: argparse.Namespace, host: str = "127.0.0.1") -> dict[str, Any]:
+    """Create and play `args.games` games with `args.clients` table players; the figures."""
+    table = Table(args.games, args.game or available_games(), args.contend)
+
+    def make(i: int, recorder: Recorder) -> TablePlayer:
+        return TablePlayer(Connection(port, recorder, keep_alive=True, host=host), table, i)
+
+    run = drive(args.clients, args.seconds, 10**9, make)
+    return summarise(run, args)
+
+
+def summarise(run: Run, args: argparse.Namespace) -> dict[str, Any]:
     """The figures of a run."""
-    requests = sum(len(v) for v in stats.latency.values())
-    latency = {kind: {"n": len(v), "p50_ms": round(percentile(v, 0.5), 1),
-                      "p90_ms": round(percentile(v, 0.9), 1),
-                      "p99_ms": round(percentile(v, 0.99), 1),
-                      "max_ms": round(1000 * max(v), 1)}
-               for kind, v in sorted(stats.latency.items()) if v}
+    requests = sum(len(v) for v in run.latency_ms.values())
+    latency = {kind: {"n": len(v), "p50_ms": round(percentile(v, 50), 1),
+                      "p90_ms": round(percentile(v, 90), 1),
+                      "p99_ms": round(percentile(v, 99), 1), "max_ms": round(max(v), 1)}
+               for kind, v in sorted(run.latency_ms.items()) if v}
+    accepted = run.counts.get("commands accepted", 0)
     return {"storage": args.storage, "workers": args.workers, "clients": args.clients,
             "contend": args.contend, "games": args.games,
-            "games_finished": stats.counts.get("games finished", 0),
-            "commands_accepted": stats.counts.get("commands accepted", 0),
-            "commands_409": stats.counts.get("commands 409", 0),
-            "errors": stats.counts.get("errors", 0),
-            "statuses": dict(sorted(stats.statuses.items())),
-            "seconds": round(elapsed, 1),
-            "commands_per_s": round(stats.counts.get("commands accepted", 0) / elapsed, 1),
-            "requests_per_s": round(requests / elapsed, 1),
+            "games_finished": run.counts.get("games finished", 0),
+            "commands_accepted": accepted,
+            "commands_409": run.counts.get("commands 409", 0),
+            "errors": run.errors,
+            "statuses": dict(sorted(run.statuses.items())),
+            "seconds": round(run.seconds, 1),
+            "commands_per_s": round(accepted / run.seconds, 1),
+            "requests_per_s": round(requests / run.seconds, 1),
             "latency": latency,
             "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count()}
 
@@ -253,43 +482,6 @@ def loopback_only(url: str) -> tuple[str, int]:
     return host, parts.port or 80
 
 
-@contextmanager
-def postgres_schema() -> Iterator[dict[str, str]]:
-    """A fresh schema on the PostgreSQL server (POSTGRES_* or the defaults), dropped after."""
-    import psycopg
-
-    env = {k: os.environ.get(k, v) for k, v in POSTGRES_DEFAULTS.items()}
-    schema = f"gruft_load_{uuid.uuid4().hex[:10]}"
-    dsn = (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} "
-           f"dbname={env['POSTGRES_DBNAME']} user={env['POSTGRES_USER']}")
-    if env["POSTGRES_PASSWORD"]:
-        dsn += f" password={env['POSTGRES_PASSWORD']}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield {**env, "PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_SCHEMA": schema}
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-@contextmanager
-def served(args: argparse.Namespace) -> Iterator[tuple[str, int]]:
-    """`gruft serve --workers N` on a fresh store in a temporary folder; its host and port.
-
-    Started, awaited and stopped as `gruft bench` starts its server (bench.suite.server)."""
-    with tempfile.TemporaryDirectory(prefix="gruft-load-") as tmp:
-        folder = Path(tmp)
-        sqlite = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                  "SQLITE_DBNAME": str(folder / "games.sqlite")}
-        with (postgres_schema() if args.storage == "postgres" else nullcontext(sqlite)) as store, \
-                listening_socket() as sock:
-            env = {**os.environ, **store, "GRUFT_DATA_DIR": str(folder / "data")}
-            with server(gruft_argv(sock, args.workers), sock, env, folder / "serve.log",
-                        "/signing-key") as port:
-                yield "127.0.0.1", port
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -315,14 +507,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one load test and print its figures."""
+    from bench.servers import served_gruft, store
+
     args = parse_args(argv)
     if args.url:
         host, port = loopback_only(args.url)
         args.storage, args.workers = "external", 0
-        result = run_load(host, port, args)
+        result = table_load(port, args, host)
     else:
-        with served(args) as (host, port):
-            result = run_load(host, port, args)
+        with tempfile.TemporaryDirectory(prefix="gruft-load-") as tmp, \
+                store(args.storage, Path(tmp)) as store_env, \
+                served_gruft(store_env, Path(tmp), args.workers) as running:
+            result = table_load(running.port, args)
     print_report(result)
     return 1 if result["errors"] else 0
 

@@ -14,11 +14,15 @@ import random
 import statistics
 import tempfile
 import time
-import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
 from itertools import product
 from pathlib import Path
+from typing import Any
+from uuid import NAMESPACE_OID, uuid5
 
-from service.readmodels import open_view, read_models, rebuild, views_env
+from bench.servers import postgres_schema, sqlite_store
+from service.readmodels import GameUpdate, open_view, read_models, rebuild, views_env
 
 KINDS = ["vampire-queen", "voodoo-prince", "vampir", "vampiring"]
 CROWD = [f"player{i:02d}" for i in range(50)]
@@ -35,18 +39,40 @@ def timed(func, repeat: int = 30) -> float:
     return statistics.median(runs)
 
 
+def index_updates(count: int, kinds: list[str], players: list[str], seed: int = 1
+                  ) -> Iterator[GameUpdate]:
+    """What `count` games change in the index: kinds and players drawn at random, half finished."""
+    rng = random.Random(seed)
+    for position in range(1, count + 1):
+        key = rng.choice(kinds)
+        seats = rng.sample(players, 3) if len(players) > 3 else list(players)
+        game_id = str(uuid5(NAMESPACE_OID, f"{seed}:{position}"))
+        at = f"2025-01-01T00:00:{position % 60:02d}+00:00"
+        yield GameUpdate(game_id, key, 1, at, position, players=seats)
+        if rng.random() < 0.5:
+            scores = {p: rng.randrange(100) for p in seats}
+            yield GameUpdate(game_id, key, 40, at, position, finished=True, scores=scores,
+                             winners=[seats[0]])
+
+
+def fill_index(view: Any, count: int, kinds: list[str], players: list[str]) -> None:
+    """`count` games written into the views through the projection's own statements, in one
+    transaction (no log, no tracking)."""
+    with view.bulk() as apply:
+        for update in index_updates(count, kinds, players):
+            apply(update)
+
+
 def list_times(env_of) -> None:
     """Median page time per filter, 10 vs 10,000 games."""
-    from tests.service.readmodels.kit import fill_index_rows
-
     views = {}
     for count in (10, 10_000):
         env = env_of(count)
         views[count] = view = open_view(views_env(env))
         if count == 10:  # ten games that all match every filter: the same page size
-            fill_index_rows(view, count, ["vampir"], ["player07", "a", "b"])
+            fill_index(view, count, ["vampir"], ["player07", "a", "b"])
         else:
-            fill_index_rows(view, count, KINDS, CROWD)
+            fill_index(view, count, KINDS, CROWD)
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
             with view._transaction(commit=True) as c:  # as autovacuum would, soon after
                 for table in ("readmodel_games", "readmodel_game_players"):
@@ -64,12 +90,22 @@ def list_times(env_of) -> None:
 
 def projection_rate(env: dict[str, str], games_count: int) -> None:
     """Store random games, rebuild their views, and time the parts."""
+    from bots import RandomBot
+    from bots.simulate import play_game
+    from domain import available_games, game_class
     from service.app import Games
     from service.readmodels import projection
-    from tests.service.readmodels.kit import populate
 
     games = Games(env)
-    populate(games, random.Random(3), per_game=games_count, unfinished=1)
+    rng = random.Random(3)
+    for key in available_games():  # finished short games of every kind, 3 players
+        cls = game_class(key)
+        players = CROWD[:max(cls.MIN_PLAYERS, min(3, cls.MAX_PLAYERS))]
+        for _ in range(games_count):
+            game, _ = play_game(cls, players, {p: RandomBot(rng) for p in players},
+                                seed=rng.randrange(10**6), options=dict(cls.SHORT_OPTIONS),
+                                keep_events=True)
+            games.store_imported(game)
     spent = [0.0]
     follow = projection.GameViews._follow
 
@@ -112,8 +148,8 @@ def read_your_writes(env: dict[str, str]) -> None:
 
 def sqlite_env(folder: Path, name: str) -> dict[str, str]:
     """A storage environment on a fresh SQLite file."""
-    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(folder / f"{name}.sqlite"), "GRUFT_DATA_DIR": str(folder)}
+    (folder / name).mkdir()
+    return sqlite_store(folder / name)
 
 
 def main() -> None:
@@ -124,24 +160,13 @@ def main() -> None:
     projection_rate(sqlite_env(folder, "rate"), 4)
     read_your_writes(sqlite_env(folder, "ryw"))
     if os.environ.get("GRUFT_POSTGRES") == "1":
-        import psycopg
-
-        from tests.conftest import POSTGRES_DSN, postgres_settings
-
-        schemas = [f"gruft_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
-            for schema in schemas:
-                conn.execute(f'CREATE SCHEMA "{schema}"')
-        try:
+        with ExitStack() as stack:
+            envs = [stack.enter_context(postgres_schema(folder / str(n))) for n in range(4)]
             print("PostgreSQL")
-            by_count = {10: schemas[0], 10_000: schemas[1]}
-            list_times(lambda count: postgres_settings(by_count[count], str(folder)))
-            projection_rate(postgres_settings(schemas[2], str(folder)), 4)
-            read_your_writes(postgres_settings(schemas[3], str(folder)))
-        finally:
-            with psycopg.connect(POSTGRES_DSN, autocommit=True) as conn:
-                for schema in schemas:
-                    conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            by_count = {10: envs[0], 10_000: envs[1]}
+            list_times(lambda count: by_count[count])
+            projection_rate(envs[2], 4)
+            read_your_writes(envs[3])
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
+from bench import servers
 from bench import suite as bench
+from bench.load import Run
 
 MODES = ("FULL", "NORMAL")
 
@@ -31,18 +33,16 @@ def main() -> None:
     sizes = bench.Sizes(rounds=rounds, domain_cpu_s=0, rlcard_cpu_s=0, replay_games=0,
                         api_seconds=seconds, api_max_requests=50_000,
                         api_clients=int(os.environ.get("CLIENTS", "4")))
-    results: dict[str, list[bench.Load]] = {mode: [] for mode in MODES}
+    results: dict[str, list[Run]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory(prefix="gruft-sync-") as tmp, ExitStack() as stack:
         work = Path(tmp)
         ports = {}
         for mode in MODES:
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_"))}
-            env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_SYNCHRONOUS": mode,
-                        "GAMES_DB": str(work / f"{mode}.sqlite"),
-                        "GRUFT_DATA_DIR": str(work / f"{mode}-data"), "PYTHONPATH": str(bench.ROOT)})
-            sock = stack.enter_context(bench.listening_socket())
-            ports[mode] = stack.enter_context(bench.server(
-                bench.gruft_argv(sock, 2), sock, env, work / f"{mode}.log", "/games"))
+            folder = work / mode
+            folder.mkdir()
+            ports[mode] = stack.enter_context(servers.served_gruft(
+                servers.sqlite_store(folder), work, 2, f"{mode}.log",
+                SQLITE_SYNCHRONOUS=mode)).port
         for round_no in range(rounds):
             for mode in MODES:
                 results[mode].append(bench.api_load(ports[mode], sizes, 7 + round_no))

@@ -15,28 +15,21 @@ the sides in rounds and each keeps its best round. The last line printed is one 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
-import os
 import random
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import servers
+from bench.load import Connection, MirrorPlayer, Recorder, Run, drive
 from bots.simulate import default_players
 from domain import available_games, game_class
-
-ROOT = Path(__file__).resolve().parents[1]  # where `api` lives: gunicorn imports from here
 
 
 @dataclass(frozen=True)
@@ -253,270 +246,57 @@ def replay_rates(db: Path, data: Path, stored: dict[str, list], rounds: int) -> 
 
 # -- the API over loopback ---------------------------------------------------------------
 
-def hello_app() -> Any:
-    """The baseline web app: Flask's hello world (gunicorn builds it with `hello_app()`)."""
-    from flask import Flask
+def api_load(port: int, sizes: Sizes, seed: int) -> Run:
+    """Commands per second and latency through `gruft serve` (mirror players, no keep-alive)."""
+    def make(i: int, recorder: Recorder) -> MirrorPlayer:
+        return MirrorPlayer(Connection(port, recorder), seed * 100 + i)
 
-    app = Flask("hello")
-
-    @app.get("/")
-    def hello() -> str:
-        return "Hello, World!"
-
-    return app
+    return drive(sizes.api_clients, sizes.api_seconds, sizes.api_max_requests, make)
 
 
-def listening_socket() -> socket.socket:
-    """A socket on a free loopback port, bound and listening, for a server process to inherit.
+class HelloPlayer:
+    """GET / of the hello-world app, one request a step."""
 
-    The server is handed the socket itself (gunicorn's fd://), not a port number: a port chosen
-    now and bound later could meanwhile be taken by another server (tests run in parallel), and
-    the readiness check would then talk to that one.
-    """
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
-
-
-def gunicorn_argv(app_spec: str, sock: socket.socket, workers: int) -> list[str]:
-    """gunicorn as `gruft serve` runs it (api.cli.serve), for another app."""
-    gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
-    return [gunicorn, "--bind", f"fd://{sock.fileno()}", "--workers", str(workers),
-            "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket", app_spec]
-
-
-def gruft_argv(sock: socket.socket, workers: int) -> list[str]:
-    """`gruft serve` on the inherited socket `sock`."""
-    return [sys.executable, "-m", "cli", "serve", "--fd", str(sock.fileno()),
-            "--workers", str(workers)]
-
-
-@contextmanager
-def server(argv: list[str], sock: socket.socket, env: dict[str, str], log: Path,
-           ready_path: str) -> Iterator[int]:
-    """A server process serving `sock`, yielded its port once `ready_path` answers; then stopped."""
-    port = sock.getsockname()[1]
-    with open(log, "ab") as out:
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   pass_fds=(sock.fileno(),))
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited with {process.returncode}; see {log}")
-            try:
-                status, _ = request(port, "GET", ready_path)
-                if status == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server on port {port} did not come up; see {log}")
-            time.sleep(0.1)
-        yield port
-    except BaseException:
-        # The work folder is temporary: keep the server's log where the user can read it.
-        kept = Path(tempfile.gettempdir()) / f"gruft-bench-{log.name}"
-        shutil.copyfile(log, kept)
-        print(f"gruft bench: the server's log is kept in {kept}", file=sys.stderr)
-        raise
-    finally:
-        process.terminate()  # gunicorn's arbiter stops its workers on SIGTERM
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def request(port: int, method: str, path: str, body: Any = None,
-            token: str | None = None) -> tuple[int, Any]:
-    """One HTTP request to 127.0.0.1 (a new connection: gunicorn's sync workers close each)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        headers = {}
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode("utf-8")
-            headers["Content-Type"] = "application/json"
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        conn.request(method, path, body=payload, headers=headers)
-        response = conn.getresponse()
-        data = response.read()
-        if response.headers.get("Content-Type", "").startswith("application/json"):
-            return response.status, json.loads(data)
-        return response.status, data
-    finally:
-        conn.close()
-
-
-@dataclass
-class Load:
-    """What a load run measured."""
-
-    requests: int
-    seconds: float
-    latencies_ms: list[float]
-    errors: int
-    rounds: list[float] = field(default_factory=list)  # requests per second, round by round
-
-    @property
-    def per_s(self) -> float:
-        return self.requests / self.seconds if self.seconds > 0 else 0.0
-
-    def percentile(self, q: float) -> float:
-        """The q-th percentile latency (0 < q < 100) in ms."""
-        if not self.latencies_ms:
-            return 0.0
-        if len(self.latencies_ms) == 1:
-            return self.latencies_ms[0]
-        return statistics.quantiles(self.latencies_ms, n=100, method="inclusive")[int(q) - 1]
-
-
-Client = tuple[Callable[[], None], Callable[[], bool]]  # (untimed prepare, timed step -> ok?)
-
-
-def run_load(clients: int, seconds: float, max_requests: int,
-             make_client: Callable[[int], Client]) -> Load:
-    """Threads each repeating their client's prepare and timed step until time or count runs out."""
-    lock = threading.Lock()
-    latencies: list[float] = []
-    counters = {"sent": 0, "errors": 0}
-    steps = [make_client(i) for i in range(clients)]
-    barrier = threading.Barrier(clients + 1)
-    deadline: list[float] = []
-
-    def worker(client: Client) -> None:
-        prepare, step = client
-        barrier.wait()
-        while time.perf_counter() < deadline[0]:
-            with lock:
-                if counters["sent"] >= max_requests:
-                    return
-                counters["sent"] += 1
-            prepare()
-            t0 = time.perf_counter()
-            ok = step()
-            elapsed = (time.perf_counter() - t0) * 1000
-            with lock:
-                latencies.append(elapsed)
-                counters["errors"] += 0 if ok else 1
-
-    threads = [threading.Thread(target=worker, args=(c,), daemon=True) for c in steps]
-    for thread in threads:
-        thread.start()
-    start = time.perf_counter()
-    deadline.append(start + seconds)
-    barrier.wait()
-    for thread in threads:
-        thread.join(timeout=seconds + 60)
-    elapsed = time.perf_counter() - start
-    return Load(len(latencies), elapsed, latencies, counters["errors"])
-
-
-class CommandClient:
-    """Plays games through the API with random legal moves, mirroring each game locally.
-
-    The client knows every hand because it created the game with a seed and replays the same
-    deal in-process: legal moves need no extra request, so only commands are timed.
-    """
-
-    def __init__(self, port: int, seed: int) -> None:
-        self.port = port
-        self.rng = random.Random(seed)
-        self.seed = seed
-        self.keys = available_games()
-        self.games_started = 0
-        self.broken = False
-        self._new_game()
-
-    def _new_game(self) -> None:
-        key = self.keys[self.games_started % len(self.keys)]
-        self.games_started += 1
-        cls = game_class(key)
-        players = [f"p{i}" for i in range(default_players(cls))]
-        seed = self.seed * 1000 + self.games_started
-        for attempt in range(3):  # a dropped connection is retried, then reported
-            try:
-                status, body = request(self.port, "POST", "/games",
-                                       {"game": key, "players": players, "seed": seed})
-                break
-            except OSError:
-                if attempt == 2:
-                    raise
-                time.sleep(0.2)
-        if status != 201:
-            raise RuntimeError(f"POST /games answered {status}: {body!r}")
-        self.game_id, self.token = body["game_id"], body["host_token"]
-        self.broken = False
-        self.local = cls.start(players, seed=seed)
-        self.local.collect_events()
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
 
     def step(self) -> bool:
-        """Send one random legal command of the game in play; answer whether it was accepted."""
-        player = self.local.to_act[0]
-        moves = self.local.legal_moves(player)
-        move = moves[self.rng.randrange(len(moves))]
         try:
-            status, _ = request(self.port, "POST", f"/games/{self.game_id}/commands",
-                                {**move, "player": player}, token=self.token)
+            ok = self.conn.call("hello", "GET", "/")[0] == 200
         except OSError:
-            self.broken = True  # the outcome is unknown: count an error, start a new game
-            return False
-        self.local.execute(player, move)
-        self.local.collect_events()
-        return status == 200
-
-    def prepare(self) -> None:
-        """Start the next game once this one is over (untimed: a creation is not a command)."""
-        if self.local.finished or self.broken:
-            self._new_game()
+            ok = False
+        if not ok:
+            self.conn.recorder.count("errors")
+        return True
 
 
-def api_load(port: int, sizes: Sizes, seed: int) -> Load:
-    """Commands per second and latency through `gruft serve`."""
-    def make(i: int) -> Client:
-        client = CommandClient(port, seed * 100 + i)
-        return client.prepare, client.step
-
-    return run_load(sizes.api_clients, sizes.api_seconds, sizes.api_max_requests, make)
-
-
-def hello_load(port: int, sizes: Sizes) -> Load:
+def hello_load(port: int, sizes: Sizes) -> Run:
     """Requests per second of the hello-world app, loaded the same way."""
-    def step() -> bool:
-        return request(port, "GET", "/")[0] == 200
-
-    return run_load(sizes.api_clients, sizes.api_seconds, sizes.api_max_requests,
-                    lambda i: (lambda: None, step))
+    return drive(sizes.api_clients, sizes.api_seconds, sizes.api_max_requests,
+                 lambda i, recorder: HelloPlayer(Connection(port, recorder)), main="hello")
 
 
-def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Load, Load]:
+def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Run, Run]:
     """Serve gruft and hello world with 2 workers each, alternately load them, keep the best."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_"))}
-    env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "GAMES_DB": str(work / "api.sqlite"),
-                "GRUFT_DATA_DIR": str(work / "api-data"), "PYTHONPATH": str(ROOT)})
-    best_api: Load | None = None
-    best_hello: Load | None = None
+    (work / "api").mkdir(exist_ok=True)
+    best_api: Run | None = None
+    best_hello: Run | None = None
     api_rounds: list[float] = []
     hello_rounds: list[float] = []
-    with listening_socket() as gruft_sock, listening_socket() as hello_sock, \
-            server(gruft_argv(gruft_sock, 2), gruft_sock, env, work / "gruft-serve.log",
-                   "/games") as gruft_port, \
-            server(gunicorn_argv("bench.suite:hello_app()", hello_sock, 2), hello_sock, env,
-                   work / "hello-serve.log", "/") as hello_port:
+    with servers.served_gruft(servers.sqlite_store(work / "api"), work, 2,
+                              "gruft-serve.log") as gruft, \
+            servers.listening_socket() as hello_sock, \
+            servers.server(servers.gunicorn_argv("bench.servers:hello_app()", hello_sock, 2),
+                           hello_sock, servers.base_env(), work / "hello-serve.log", "/") as hello:
         for round_no in range(sizes.rounds):
-            api = api_load(gruft_port, sizes, seed + round_no)
-            hello = hello_load(hello_port, sizes)
+            api = api_load(gruft.port, sizes, seed + round_no)
+            hello_run = hello_load(hello.port, sizes)
             api_rounds.append(api.per_s)
-            hello_rounds.append(hello.per_s)
+            hello_rounds.append(hello_run.per_s)
             if best_api is None or api.per_s > best_api.per_s:
                 best_api = api
-            if best_hello is None or hello.per_s > best_hello.per_s:
-                best_hello = hello
+            if best_hello is None or hello_run.per_s > best_hello.per_s:
+                best_hello = hello_run
     assert best_api is not None and best_hello is not None
     best_api.rounds, best_hello.rounds = api_rounds, hello_rounds
     return best_api, best_hello
@@ -588,8 +368,8 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
     return figures
 
 
-def ratios(domain: dict[str, Rate], rl: dict[str, Rate], replay: dict[str, Rate], api: Load,
-           hello: Load) -> dict[str, tuple[float, float]]:
+def ratios(domain: dict[str, Rate], rl: dict[str, Rate], replay: dict[str, Rate], api: Run,
+           hello: Run) -> dict[str, tuple[float, float]]:
     """The issue's targets as (measured ratio, target ratio), each paired round by round."""
     out: dict[str, tuple[float, float]] = {}
     if "vampire-queen" in domain:

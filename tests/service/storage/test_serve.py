@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from bench.suite import listening_socket
+from bench.servers import listening_socket
 from domain import available_games
 from service.signing import KEY_FILE, public_pem
 from tests.kit import SHORT_OPTIONS, seats
