@@ -23,7 +23,7 @@ def serve(args: argparse.Namespace) -> int:
     else:
         bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
     argv = [gunicorn, "--bind", bind, "--workers", str(args.workers),
-            "--error-logfile", "-", "--no-control-socket", "api:create_app()"]
+            "--error-logfile", "-", "--no-control-socket", "cli.wsgi:create_app()"]
     print(f"gruft serving on {where} with {args.workers} worker(s)", flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached

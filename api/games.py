@@ -60,8 +60,13 @@ class GameCollection(MethodView):
     @documented(400, 503)
     def post(self, body):
         """Create a game: seeded, or from a stacked deal; answers the host and player tokens."""
-        return games().create_game(body["game"], body["players"], seed=body.get("seed"),
-                                   options=body.get("options"), deal=body.get("deal"))  # NewGame
+        created = games().create_game(body["game"], body["players"], seed=body.get("seed"),
+                                      options=body.get("options"), deal=body.get("deal"),
+                                      bots=body.get("bots"))
+        start_bots = current_app.extensions.get("gruft.bots")  # set by cli.wsgi
+        if start_bots is not None and created.view.get("bots"):
+            start_bots()  # this worker's bot runner: started if need be, and told to look now
+        return created  # a NewGame
 
 
 @blp.route("/games/<game_id>")

@@ -11,6 +11,7 @@ from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.game import MAX_NAME_LENGTH, check_seed
 from service.readmodels.metrics import METRICS
+from service.seats import BOT_KINDS
 
 MAX_PLAYERS_LISTED = 12
 MAX_CURSOR = (1 << 63) - 1  # positions and versions are 64-bit integers in every store
@@ -60,6 +61,13 @@ class CreateGame(StrictSchema):
     options = fields.Dict(keys=fields.String(), validate=validate.Length(max=20))
     deal = fields.Dict(keys=fields.String(), metadata={"description": "a stacked deal, see the "
                        "rules page of the game"})
+    bots = fields.Dict(
+        keys=fields.String(validate=validate.Length(1, MAX_NAME_LENGTH)),
+        values=fields.String(validate=validate.OneOf(BOT_KINDS)),
+        validate=validate.Length(max=MAX_PLAYERS_LISTED),
+        metadata={"description": "seats the server plays: {player name: \"heuristic\" | "
+                  "\"random\"}, each a name in `players`; every seat may be a bot. A bot moves "
+                  "shortly after it is awaited, through the same commands and rules as a player"})
 
 
 class View(Schema):
@@ -77,6 +85,9 @@ class View(Schema):
     seed = fields.Raw(metadata={"description": "only for the host, or once the game is over"})
     you = fields.String()
     private = fields.Dict()
+    bots = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description":
+                       "only in games with bot seats: {player name: bot} for the seats the "
+                       "server plays"})
 
 
 class CreatedGame(Schema):

@@ -1,13 +1,66 @@
-"""The bots' subcommand, `gruft simulate`."""
+"""The bots' subcommands: `gruft simulate`, and `gruft bots`, the bot seats' runner.
+
+`gruft bots` plays the seats games gave to the server's bots (POST /games "bots") as a process
+of its own: it takes the bot runner lock (waiting as a hot standby while another runner holds
+it) and plays until stopped (SIGINT or SIGTERM). Run API workers with GRUFT_BOTS=external
+beside it; with the default (embedded) a worker plays them.
+"""
 
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
+import threading
+from typing import Any
 
 from bots import simulate
 
 
+def _line(progress: Any) -> str:
+    return (f"bots: {progress.moves} moves in {progress.seconds:.1f} s, "
+            f"{progress.games} games with bot seats in play")
+
+
+def configure_bots(parser: argparse.ArgumentParser) -> None:
+    from service.cli import _add_db
+
+    _add_db(parser)
+    parser.add_argument("--lock-wait", type=float, default=None, metavar="SECONDS",
+                        help="give up if another runner still holds the lock after this long "
+                             "(default: wait as a standby until it is free)")
+    parser.add_argument("--delay", type=float, default=None, metavar="SECONDS",
+                        help="wait this long before a bot moves (default: GRUFT_BOT_DELAY, or 0.3)")
+    parser.set_defaults(func=play_seats)
+
+
+def play_seats(args: argparse.Namespace) -> int:
+    """Play the bot seats until stopped; 3 if another runner holds the lock."""
+    from bots.seats import run
+    from service.cli import _env
+    from service.readmodels import RunnerBusy
+
+    env = _env(args)
+    if args.delay is not None:
+        env["GRUFT_BOT_DELAY"] = str(args.delay)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    print("bots: taking the runner lock (a standby waits while another runner holds it)",
+          flush=True)
+    try:
+        done = run(env, lock_wait=args.lock_wait, stop=stop,
+                   report=lambda p: print(_line(p), flush=True))
+    except RunnerBusy as exc:
+        print(f"bots: {exc}", file=sys.stderr)
+        return 3
+    print(_line(done), flush=True)
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """`gruft simulate`."""
+    """`gruft simulate` and `gruft bots`."""
     simulate.configure(sub.add_parser(
         "simulate", help="bots play whole games in-process (or into the store) and a summary is printed"))
+    configure_bots(sub.add_parser(
+        "bots", help="play the seats games gave to the server's bots (beside GRUFT_BOTS=external)"))

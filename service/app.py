@@ -31,6 +31,7 @@ from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
+from service.seats import BotSeats, check_bots, with_bots
 from service.settings import storage_env
 from service.sqlite import tune_pool
 from service.tokens import Credentials, issue_credentials
@@ -157,6 +158,7 @@ class Games(Application):
         self.storage = env  # the resolved storage settings (data_dir, signing key)
         # game id -> its tokens' hashes, the most recently used games kept
         self._credentials: LRUCache[UUID, Credentials] = LRUCache(CREDENTIALS_CACHE_SIZE)
+        self._bot_seats: LRUCache[UUID, dict[str, str]] = LRUCache(CREDENTIALS_CACHE_SIZE)
         self._saving = local()  # during a save: `aggregates`, the games being saved
         interval = int(env["SNAPSHOT_INTERVAL"])  # storage_env always sets it
         if interval > 0:
@@ -232,21 +234,31 @@ class Games(Application):
         seed: int | str | None = None,
         options: dict[str, Any] | None = None,
         deal: dict[str, Any] | None = None,
+        bots: dict[str, str] | None = None,
     ) -> NewGame:
-        """Start a game (seeded or stacked) and issue its tokens, in one transaction."""
+        """Start a game (seeded or stacked) and issue its tokens, in one transaction.
+
+        `bots` gives seats to the server's bots (service.seats): recorded beside the game.
+        """
         if seed is None:
             seed = draw_seed()
         aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
-        return self._store_new(aggregate)
+        seats = check_bots(bots, players, aggregate.players)
+        return self._store_new(aggregate, seats)
 
     def store_imported(self, aggregate: Game) -> NewGame:
         """Store a game re-run from a verified replay document, under a new id and new tokens."""
         return self._store_new(aggregate)
 
-    def _store_new(self, aggregate: Game) -> NewGame:
+    def _store_new(self, aggregate: Game, bots: dict[str, str] | None = None) -> NewGame:
         creds, host, player_tokens = issue_credentials(aggregate.id, aggregate.players)
-        self.save(aggregate, creds)
-        return NewGame(aggregate.id, host, player_tokens, aggregate.view(SPECTATOR))
+        if bots:
+            self.save(aggregate, creds, BotSeats(game_id=aggregate.id, seats=bots))
+        else:
+            self.save(aggregate, creds)
+        self._bot_seats.put(aggregate.id, dict(bots or {}))
+        return NewGame(aggregate.id, host, player_tokens,
+                       with_bots(aggregate.view(SPECTATOR), bots))
 
     def run_command(
         self,
@@ -336,7 +348,23 @@ class Games(Application):
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""
         game = self.game(game_id)
-        return game.view(self._seat_viewer(game, viewer, player, public_ok=True))
+        view = game.view(self._seat_viewer(game, viewer, player, public_ok=True))
+        return with_bots(view, self.bot_seats(game.id))
+
+    def bot_seats(self, game_id: str | UUID) -> dict[str, str]:
+        """The seats of a game the server's bots play (public; empty for most games)."""
+        gid = parse_game_id(game_id)
+        # Recorded with the game and never changed: once read, kept (absent ones too).
+        try:
+            return self._bot_seats.get(gid)
+        except KeyError:
+            pass
+        try:
+            seats = dict(self.repository.get(BotSeats.create_id(gid), version=1).seats)
+        except AggregateNotFoundError:
+            seats = {}
+        self._bot_seats.put(gid, seats)
+        return seats
 
     def legal_moves(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """The commands the rules allow the viewer's seat now."""

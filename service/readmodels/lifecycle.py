@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from service.app import Games
-from service.readmodels.projection import ReadModelRunner, open_view, sibling_db, views_env
+from service.readmodels.projection import NAME, ReadModelRunner, open_view, sibling_db, views_env
 from service.readmodels.views import ReadModelView
 
 log = logging.getLogger("gruft.projections")
@@ -43,10 +43,15 @@ class RunnerBusy(RuntimeError):
 # -- the runner lock -------------------------------------------------------------------------
 
 class RunnerLock:
-    """The lock that makes one projection runner per store; released if its holder dies."""
+    """The lock that makes one runner per store; released if its holder dies.
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    `name` says which runner: the projection's by default; the bot seats' runner (bots.seats)
+    takes a lock of its own with the same mechanics.
+    """
+
+    def __init__(self, env: Mapping[str, str], name: str = NAME) -> None:
         self.env = dict(env)
+        self.name = name
         self._held: Any = None
 
     @property
@@ -76,9 +81,9 @@ class RunnerLock:
         module = self.env.get("READMODELS_PERSISTENCE_MODULE") or self.env.get(
             "PERSISTENCE_MODULE")
         if module == "eventsourcing.postgres":
-            self._held = _pg_advisory_lock(self.env)
+            self._held = _pg_advisory_lock(self.env, self.name)
         else:
-            self._held = _file_lock(self.env)
+            self._held = _file_lock(self.env, self.name)
         return self._held is not None
 
 
@@ -98,14 +103,14 @@ class _MemoryLock:
         self.lock.release()
 
 
-def _file_lock(env: Mapping[str, str]) -> Any:
+def _file_lock(env: Mapping[str, str], name: str) -> Any:
     import fcntl
 
     dbname = env.get("READMODELS_SQLITE_DBNAME") or sibling_db(env.get("SQLITE_DBNAME", ""))
     if dbname.startswith("file:") or ":memory:" in dbname:
-        lock = _MemoryLock(dbname)
+        lock = _MemoryLock(f"{dbname}#{name}")
         return lock if lock.try_acquire() else None
-    path = Path(f"{dbname}.runner.lock")
+    path = Path(f"{dbname}.runner.lock" if name == NAME else f"{dbname}.{name}-runner.lock")
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+")  # noqa: SIM115 - held open for as long as the lock is
     try:
@@ -116,15 +121,15 @@ def _file_lock(env: Mapping[str, str]) -> Any:
     return handle
 
 
-def _pg_advisory_lock(env: Mapping[str, str]) -> Any:
+def _pg_advisory_lock(env: Mapping[str, str], name: str) -> Any:
     import psycopg
 
     def get(key: str, default: str = "") -> str:
         return env.get(f"READMODELS_{key}") or env.get(key) or default
 
     schema = get("POSTGRES_SCHEMA", "public")
-    name = f"gruft:readmodels:{get('POSTGRES_DBNAME')}:{schema}"
-    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    label = f"gruft:{name}:{get('POSTGRES_DBNAME')}:{schema}"
+    key = int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big", signed=True)
     conn = psycopg.connect(dbname=get("POSTGRES_DBNAME"), host=get("POSTGRES_HOST"),
                            port=get("POSTGRES_PORT", "5432"), user=get("POSTGRES_USER"),
                            password=get("POSTGRES_PASSWORD") or None, autocommit=True,

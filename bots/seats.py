@@ -1,0 +1,344 @@
+"""The server plays its games' bot seats (`"bots"` of POST /games): one bot runner per store.
+
+Exactly one runner plays for a store: whoever holds its runner lock (service.readmodels'
+RunnerLock under the name "bots": an exclusive flock beside the SQLite views, or a PostgreSQL
+advisory lock), which the operating system or the server releases when the holder dies, so a
+standby takes over. A runner is a daemon thread in an API worker (GRUFT_BOTS=embedded, the
+default: every worker tries the lock, one wins, the others retry every few seconds) or a
+`gruft bots` process (GRUFT_BOTS=external for the workers).
+
+The runner works from the stored state alone. On start it finds every game with bot seats (the
+service's BotSeats records, by their event's topic) and looks at each; then it follows the log
+(polled every GRUFT_BOT_POLL seconds, 0.05 by default) and looks again at a bot game whenever
+it changes. A bot awaited there moves GRUFT_BOT_DELAY seconds later (0.3 by default, so people
+can follow; 0 in tests) through Games.run_command for its seat — the same commands and rules
+as anybody's — with the version it chose from as `expected_version`. If someone moved
+meanwhile, the store refuses the command (Conflict) and the runner looks again; a runner that
+dies between choosing and saving has stored nothing, and the next one chooses again.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import random
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import OperationalError
+
+from bots import make_bot
+from domain.core import BadCommand, Refusal, Viewer
+from service import Games
+from service.errors import Conflict, GameNotFound
+from service.readmodels import RunnerBusy, RunnerLock, views_env
+from service.readmodels.lifecycle import LOCK_RETRY_SECONDS
+from service.seats import ASSIGNED_TOPIC
+from service.settings import storage_env
+
+log = logging.getLogger("gruft.bots")
+
+LOCK_NAME = "bots"
+DEFAULT_DELAY = 0.3  # seconds between a bot being awaited and its move
+POLL_SECONDS = 0.05  # how soon the runner sees a change another process stored
+PAGE = 500  # notifications read at a time
+BUSY_RETRY_SECONDS = 0.5  # after the store was busy (nothing was written)
+MODES = ("embedded", "external")
+
+
+def settings(env: Mapping[str, str]) -> tuple[float, float]:
+    """GRUFT_BOT_DELAY and GRUFT_BOT_POLL from an environment, checked."""
+    delay = float(env.get("GRUFT_BOT_DELAY") or DEFAULT_DELAY)
+    poll = float(env.get("GRUFT_BOT_POLL") or POLL_SECONDS)
+    if not (0 <= delay <= 60 and 0 < poll <= 10):
+        raise ValueError("GRUFT_BOT_DELAY is 0 to 60 seconds, GRUFT_BOT_POLL above 0 up to 10")
+    return delay, poll
+
+
+class BotRunner:
+    """Plays the bot seats of every game of one store, from what the store holds.
+
+    `games` answers the Application to play through, or None once it is gone (an API worker's
+    runner holds it weakly, so a worker's Application can be collected).
+    """
+
+    def __init__(self, games: Callable[[], Games | None], *, delay: float = DEFAULT_DELAY,
+                 poll: float = POLL_SECONDS, rng: random.Random | None = None) -> None:
+        self._games = games
+        self.delay = delay
+        self.poll = poll
+        self.rng = rng or random.Random()  # noqa: S311 - bots' tie-breaks, not secrets
+        self.moves = 0  # bot commands this runner stored
+        self.active: dict[UUID, dict[str, str]] = {}  # bot games in play: seat -> bot kind
+        self._due: dict[UUID, float] = {}  # bot games to look at, and when
+        self._position = 0  # the last notification followed
+        self._wake = threading.Event()
+
+    def nudge(self) -> None:
+        """Look at the log now rather than at the next poll."""
+        self._wake.set()
+
+    def run(self, stop: threading.Event) -> bool:
+        """Play until `stop` is set; False if the Application went away first."""
+        games = self._games()
+        if games is None:
+            return False
+        self.start(games)
+        del games
+        while not stop.is_set():
+            wait = self.step()
+            if wait is None:
+                return False
+            if wait > 0:
+                self._wake.wait(wait)
+                self._wake.clear()
+        return True
+
+    def start(self, games: Games) -> None:
+        """Find every game with bot seats; look at each at once (a move lost before is made)."""
+        self._position = games.recorder.max_notification_id() or 0
+        self.active = dict(self._assignments(games, 1, self._position))
+        now = time.monotonic()
+        self._due = {game_id: now for game_id in self.active}
+
+    def step(self) -> float | None:
+        """Follow the log and make the moves that are due; the seconds until the next look
+        (None when the Application is gone)."""
+        games = self._games()
+        if games is None:
+            return None
+        self._follow(games)
+        now = time.monotonic()
+        for game_id in [g for g, at in self._due.items() if at <= now]:
+            del self._due[game_id]
+            self._visit(games, game_id)
+        if not self._due:
+            return self.poll
+        return max(0.0, min(self.poll, min(self._due.values()) - time.monotonic()))
+
+    # -- following the log ---------------------------------------------------------------
+
+    def _assignments(self, games: Games, start: int, stop: int
+                     ) -> Iterator[tuple[UUID, dict[str, str]]]:
+        """The bot seats recorded between two positions of the log."""
+        while start <= stop:
+            page = games.recorder.select_notifications(start, PAGE, stop=stop,
+                                                       topics=[ASSIGNED_TOPIC])
+            for notification in page:
+                yield self._assigned(games, notification)
+            if len(page) < PAGE:
+                return
+            start = page[-1].id + 1
+
+    @staticmethod
+    def _assigned(games: Games, notification: Any) -> tuple[UUID, dict[str, str]]:
+        assigned = games.mapper.to_domain_event(notification)
+        return assigned.game_id, dict(assigned.seats)
+
+    def _follow(self, games: Games) -> None:
+        """Note the bot games that changed (or began) since the last look."""
+        head = games.recorder.max_notification_id() or 0
+        if head <= self._position:
+            return
+        later = time.monotonic() + self.delay
+        if not self.active:
+            # No bot game in play: only a new one matters, and the store can filter for it
+            # (a page of every event would carry each event's data).
+            for game_id, seats in self._assignments(games, self._position + 1, head):
+                self.active[game_id] = seats
+                self._due.setdefault(game_id, later)
+        else:
+            start = self._position + 1
+            while start <= head:
+                page = games.recorder.select_notifications(start, PAGE, stop=head)
+                for notification in page:
+                    if notification.topic == ASSIGNED_TOPIC:
+                        game_id, seats = self._assigned(games, notification)
+                        self.active[game_id] = seats
+                        self._due.setdefault(game_id, later)
+                    elif notification.originator_id in self.active:
+                        self._due.setdefault(notification.originator_id, later)
+                if len(page) < PAGE:
+                    break
+                start = page[-1].id + 1
+        self._position = head
+
+    # -- playing -------------------------------------------------------------------------
+
+    def _visit(self, games: Games, game_id: UUID) -> None:
+        """Make one move for a bot awaited in this game, if any; then look again later."""
+        seats = self.active.get(game_id)
+        if not seats:
+            return
+        try:
+            game = games.game(game_id)
+        except GameNotFound:
+            self.active.pop(game_id, None)
+            return
+        except OperationalError:
+            self._due[game_id] = time.monotonic() + BUSY_RETRY_SECONDS
+            return
+        if game.status != "in_progress":  # finished (or aborted): nothing more to play
+            self.active.pop(game_id, None)
+            return
+        for player in game.to_act:
+            kind = seats.get(player)
+            moves = game.legal_moves(player) if kind is not None else []
+            if not moves:
+                continue
+            move = make_bot(kind, game.KEY, self.rng).choose(game, player, moves)
+            try:
+                games.run_command(game_id, Viewer(player=player), move,
+                                  expected_version=game.version)
+            except Conflict:  # someone else moved first: look at the game as it is now
+                self._due[game_id] = time.monotonic()
+            except OperationalError:  # the store was busy and wrote nothing: try again
+                self._due[game_id] = time.monotonic() + BUSY_RETRY_SECONDS
+            except (BadCommand, Refusal):
+                # The rules refused a move they listed as legal: a bug, not to be retried in a
+                # loop; the game is looked at again when it changes.
+                log.exception("bot %s (%s) in game %s: move %r refused", player, kind, game_id,
+                              move)
+            else:
+                self.moves += 1
+                self._due[game_id] = time.monotonic() + self.delay  # the next bot, if any
+            return
+
+
+def supervise(runner: BotRunner, lock: RunnerLock, stop: threading.Event) -> None:
+    """Run `runner` whenever `lock` is held (a standby retries it), until stopped; a runner
+    that fails is logged and started again from the stored state."""
+    failures = 0
+    try:
+        while not stop.is_set():
+            if not lock.acquire():
+                stop.wait(LOCK_RETRY_SECONDS)
+                continue
+            try:
+                if not runner.run(stop):
+                    return  # the Application is gone
+            except Exception:
+                failures += 1
+                log.exception("bot runner failed; starting again")
+                stop.wait(min(30.0, LOCK_RETRY_SECONDS * failures))
+    finally:
+        lock.release()
+
+
+# -- the embedded runner ---------------------------------------------------------------------
+
+class EmbeddedBots:
+    """A daemon thread in an API worker that plays the bot seats while it holds the lock."""
+
+    _all: weakref.WeakSet[EmbeddedBots] = weakref.WeakSet()
+
+    def __init__(self, games: Games) -> None:
+        env = dict(games.storage)
+        delay, poll = settings(env)
+        # Where the lock lives; computed once, so an in-memory store's lock is its own.
+        self.lock_env = views_env(env)
+        self.runner = BotRunner(weakref.ref(games), delay=delay, poll=poll)
+        self._stop = threading.Event()
+        weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
+        self._thread = threading.Thread(
+            target=supervise, args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
+            daemon=True, name="gruft-bots")
+        EmbeddedBots._all.add(self)
+        self._thread.start()
+
+    def nudge(self) -> None:
+        """Look at the log now (a bot game was just created here)."""
+        self.runner.nudge()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop playing and give back the lock."""
+        self._stop.set()
+        self.runner.nudge()
+        self._thread.join(timeout)
+
+
+@atexit.register
+def _stop_embedded() -> None:
+    for embedded in list(EmbeddedBots._all):
+        embedded.stop(timeout=2.0)
+
+
+_embedded: weakref.WeakKeyDictionary[Games, EmbeddedBots] = weakref.WeakKeyDictionary()
+_embedded_guard = threading.Lock()
+
+
+def embedded_bots(games: Games) -> EmbeddedBots:
+    """This Application's embedded runner (started on first use, one per Application), nudged."""
+    with _embedded_guard:
+        found = _embedded.get(games)
+        if found is None:
+            found = _embedded[games] = EmbeddedBots(games)
+    found.nudge()
+    return found
+
+
+def bots_starter(games: Games) -> Callable[[], Any]:
+    """What an API worker calls to start (or nudge) its bot runner: nothing when GRUFT_BOTS
+    is `external` (a `gruft bots` process plays)."""
+    mode = games.storage.get("GRUFT_BOTS") or "embedded"
+    if mode not in MODES:
+        raise ValueError("GRUFT_BOTS is 'embedded' or 'external'")
+    settings(games.storage)  # a bad delay is refused when the app starts, not in a thread
+    if mode == "external":
+        return lambda: None
+    return lambda: embedded_bots(games)
+
+
+# -- `gruft bots` ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Progress:
+    """What a runner did so far."""
+
+    moves: int
+    games: int
+    seconds: float
+
+
+def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
+        stop: threading.Event | None = None, report: Callable[[Progress], None] | None = None,
+        report_every: float = 5.0) -> Progress:
+    """Play the store's bot seats with the lock held, until stopped (`gruft bots`).
+
+    Without `lock_wait` it waits for the lock as long as it takes (a hot standby); with it,
+    RunnerBusy if the lock is still held after that long.
+    """
+    env = storage_env(env)
+    stop = stop or threading.Event()
+    delay, poll = settings(env)
+    lock = RunnerLock(views_env(env), LOCK_NAME)
+    while not lock.acquire(timeout=LOCK_RETRY_SECONDS if lock_wait is None else lock_wait):
+        if lock_wait is not None or stop.is_set():
+            raise RunnerBusy("another bot runner holds the lock")
+    games = Games(env)
+    runner = BotRunner(lambda: games, delay=delay, poll=poll)
+    started = time.monotonic()
+
+    def progress() -> Progress:
+        return Progress(runner.moves, len(runner.active), time.monotonic() - started)
+
+    reporter = None
+    if report is not None:
+        def tell() -> None:
+            while not stop.wait(report_every):
+                report(progress())
+        reporter = threading.Thread(target=tell, daemon=True, name="gruft-bots-report")
+        reporter.start()
+    try:
+        supervise(runner, lock, stop)
+    finally:
+        stop.set()
+        if reporter is not None:
+            reporter.join()
+        games.close()
+    return progress()

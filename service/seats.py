@@ -1,0 +1,71 @@
+"""Bot seats: which seats of a game the server plays, and with which bot.
+
+The assignment is public and never changes. It lives in a small aggregate of its own beside
+the game (like the token hashes), saved in the same transaction, and only for games that have
+bot seats: the game's own events, its replay document and their verification are untouched —
+a bot's moves are stored as the commands of that seat, like anybody's. The bots themselves
+live in `bots/`, which plays these seats (bots.seats); the service only records and shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+from eventsourcing.utils import get_topic
+
+from domain.core import BadSetup
+
+# The bots a seat may be given (API.md, POST /games); every game has both (tests/bots).
+BOT_KINDS = ("heuristic", "random")
+
+
+class BotSeats(Aggregate):
+    """The seats of one game that the server plays: name -> bot kind."""
+
+    @staticmethod
+    def create_id(game_id: UUID) -> UUID:
+        return uuid5(NAMESPACE_URL, f"gruft:bot-seats:{game_id}")
+
+    @event("Assigned")
+    def __init__(self, game_id: UUID, seats: dict[str, str]) -> None:
+        self.game_id = game_id
+        self.seats = dict(seats)
+
+
+# The topic of the one event a BotSeats has: the bot runner finds bot games by it.
+ASSIGNED_TOPIC = get_topic(BotSeats.Assigned)  # type: ignore[attr-defined]
+
+
+def check_bots(bots: Any, requested: list[str], seated: list[str]) -> dict[str, str]:
+    """The bot seats asked for, by the names the game seated; BadSetup if any is wrong.
+
+    `requested` are the names as sent and `seated` the game's own (the same order), so a name
+    the game normalised is still found by its name as sent.
+    """
+    if bots is None:
+        return {}
+    if not isinstance(bots, Mapping):
+        raise BadSetup("bots must be an object: {player name: bot}")
+    by_name = dict(zip(requested, seated, strict=True))
+    by_name.update({name: name for name in seated})
+    found: dict[str, str] = {}
+    for name, kind in bots.items():
+        seat = by_name.get(name) if isinstance(name, str) else None
+        if seat is None:
+            raise BadSetup(f"bots: {name!r} does not play in this game")
+        if kind not in BOT_KINDS:
+            raise BadSetup(f"bots: {kind!r} is not a bot (bots: {', '.join(BOT_KINDS)})")
+        if seat in found:
+            raise BadSetup(f"bots: {seat!r} is named twice")
+        found[seat] = kind
+    return {name: found[name] for name in seated if name in found}  # in seat order
+
+
+def with_bots(view: dict[str, Any], bots: Mapping[str, str] | None) -> dict[str, Any]:
+    """A view that names its game's bot seats, if it has any (other views stay as they were)."""
+    if bots:
+        view["bots"] = dict(bots)
+    return view
