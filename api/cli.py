@@ -4,8 +4,42 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
+
+# The serving model (issue 15): gunicorn's gthread workers. Each worker's main loop accepts
+# connections and waits for idle ones in a selector; every request, a live stream included, gets a
+# thread of the worker's pool. A stream holds its thread while it is open, waiting on a condition
+# (no CPU), so a worker holds as many streams as it has threads; a slow or idle client ties up
+# only its own connection, never the worker (sync workers serve one request at a time, and two
+# slow clients froze a two-worker server for 30 s: issue 16). Measured by bench/streams.py.
+DEFAULT_WORKERS = 2
+DEFAULT_THREADS = 1000  # per worker; threads start on demand, an idle pool costs nothing
+KEEPALIVE_SPARE = 100  # idle kept-alive connections a worker keeps beyond its threads
+
+
+def worker_options(workers: int, threads: int) -> list[str]:
+    """gunicorn's options for the serving model (the benchmarks run other apps the same way).
+
+    A worker accepts at most threads + KEEPALIVE_SPARE connections: beyond that the others take
+    them, and no accepted request waits long for a thread while streams hold the rest.
+    """
+    return ["--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
+            "--worker-connections", str(threads + KEEPALIVE_SPARE)]
+
+
+def raise_open_files_limit() -> int:
+    """Every open stream is a socket: lift the soft limit on open files to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass  # keep what we have; gunicorn still serves, with fewer streams
+    return soft
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -22,19 +56,32 @@ def serve(args: argparse.Namespace) -> int:
         bind, where = f"fd://{args.fd}", f"inherited socket {args.fd}"
     else:
         bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
-    argv = [gunicorn, "--bind", bind, "--workers", str(args.workers),
+    argv = [gunicorn, "--bind", bind, *worker_options(args.workers, args.threads),
             "--error-logfile", "-", "--no-control-socket", "cli.wsgi:create_app()"]
-    print(f"gruft serving on {where} with {args.workers} worker(s)", flush=True)
+    files = raise_open_files_limit()
+    print(f"gruft serving on {where} with {args.workers} worker(s) of {args.threads} "
+          f"thread(s) (open files: {files})", flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """`gruft serve`."""
-    p = sub.add_parser("serve", help="run the REST API (SQLite in ./data by default)")
+    p = sub.add_parser(
+        "serve", help="run the REST API (SQLite in ./data by default)",
+        description="Run the REST API under gunicorn with threaded (gthread) workers: every "
+                    "request, a live stream included, holds one thread of its worker while it "
+                    "runs, so the server holds about workers x threads open streams and still "
+                    "answers commands; slow or idle clients never block a worker.")
     p.add_argument("--host", default=os.environ.get("GRUFT_HOST", "127.0.0.1"))
     p.add_argument("--port", type=int, default=int(os.environ.get("GRUFT_PORT", "8000")))
-    p.add_argument("--workers", type=int, default=int(os.environ.get("GRUFT_WORKERS", "1")))
+    p.add_argument("--workers", type=int,
+                   default=int(os.environ.get("GRUFT_WORKERS", DEFAULT_WORKERS)),
+                   help="worker processes (env GRUFT_WORKERS; default %(default)s)")
+    p.add_argument("--threads", type=int,
+                   default=int(os.environ.get("GRUFT_THREADS", DEFAULT_THREADS)),
+                   help="threads per worker, each serving one request or open stream at a time "
+                        "(env GRUFT_THREADS; default %(default)s)")
     p.add_argument("--fd", type=int, default=None, metavar="N",
                    help="serve the listening socket inherited as file descriptor N "
                         "(--host and --port are then unused)")

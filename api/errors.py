@@ -12,7 +12,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from api.schemas import Error
-from domain.core import BadCommand, BadSetup, Refusal
+from domain.core import Aborted, BadCommand, BadSetup, Refusal
 from service import Conflict, Forbidden, GameNotFound, Unauthorized
 
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
@@ -88,6 +88,7 @@ def _describe(messages: object) -> str:
 
 # Service and domain errors -> (status, code); a Refusal carries its own code and ruling.
 STATUSES: dict[type[Exception], tuple[int, str]] = {
+    Aborted: (409, "conflict"),  # a command to a game its host aborted: nothing is accepted
     BadCommand: (400, "bad_request"),
     BadSetup: (400, "bad_request"),
     Unauthorized: (401, "unauthorized"),

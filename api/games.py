@@ -107,8 +107,9 @@ class Commands(MethodView):
     def post(self, body, game_id):
         """Run a command; a refused one cites its ruling and changes nothing."""
         expected = body.pop("expected_version", None)
-        version, events = games().run_command(game_id, viewer(game_id), body, expected)
-        return {"version": version, "events": events}
+        outcome = games().command(game_id, viewer(game_id), body, expected)
+        return {"version": outcome.version, "events": outcome.events, "to_act": outcome.to_act,
+                "status": outcome.status}
 
 
 @blp.route("/games/<game_id>/events")
@@ -117,9 +118,9 @@ class Events(MethodView):
     @blp.response(200, schemas.EventsPage)
     @documented(400, 401, 404)
     def get(self, query, game_id):
-        """The event log, redacted to what the caller may see."""
+        """The event log, redacted to what the caller may see; with ?wait=S, a long poll."""
         events, next_after = games().log(game_id, viewer(game_id), query["after"],
-                                         query["limit"])
+                                         query["limit"], wait=query["wait"])
         return {"events": events, "next_after": next_after}
 
 

@@ -9,11 +9,13 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from domain import GAMES, game_class
 from domain.core import BadSetup, Param
-from domain.core.game import MAX_NAME_LENGTH, check_seed
+from domain.core.game import MAX_ABORT_REASON, MAX_NAME_LENGTH, check_seed
 from service.readmodels.metrics import METRICS
 from service.seats import BOT_KINDS
 
 MAX_PLAYERS_LISTED = 12
+STATUSES = ["in_progress", "finished", "aborted"]  # a game's status (aborted: by its host)
+MAX_WAIT_SECONDS = 30  # the longest long poll (GET /games/{id}/events?wait=)
 MAX_CURSOR = (1 << 63) - 1  # positions and versions are 64-bit integers in every store
 
 
@@ -74,7 +76,7 @@ class View(Schema):
     game_id = fields.String(required=True)
     game = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["in_progress", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     version = fields.Integer(required=True)
     to_act = fields.List(fields.String(), required=True)
     scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
@@ -99,7 +101,7 @@ class CreatedGame(Schema):
 
 class GamesQuery(StrictSchema):
     game = fields.String()
-    status = fields.String(validate=validate.OneOf(["in_progress", "finished"]))
+    status = fields.String(validate=validate.OneOf(STATUSES))
     player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH))
     after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_CURSOR))
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
@@ -158,6 +160,15 @@ class Event(Schema):
 class CommandResult(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(Event), required=True)
+    to_act = fields.List(fields.String(), required=True,
+                         metadata={"description": "who is awaited now (empty once it is over)"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES),
+                           metadata={"description": "whether the game goes on"})
+
+
+class AbortBody(StrictSchema):
+    reason = fields.String(required=True, validate=validate.Length(1, MAX_ABORT_REASON),
+                           metadata={"description": "why the host stops the game (public)"})
 
 
 class LegalMoves(Schema):
@@ -168,6 +179,22 @@ class LegalMoves(Schema):
 class EventsQuery(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_CURSOR))
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
+    wait = fields.Float(load_default=0.0, allow_nan=False,
+                        validate=validate.Range(0, MAX_WAIT_SECONDS), metadata={
+                            "description": "long polling: when no event is after `after`, answer "
+                                           "as soon as one is stored, or empty after this many "
+                                           "seconds (0-30)"})
+
+
+class StreamQuery(StrictSchema):
+    after = fields.Integer(validate=validate.Range(0, MAX_CURSOR), metadata={
+        "description": "the first message also carries the events after this version (a "
+                       "Last-Event-ID header takes precedence)"})
+    token = fields.String(validate=validate.Length(1, 256), metadata={
+        "description": "the viewer's token, for EventSource, which cannot send headers "
+                       "(never logged)"})
+    player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH),
+                           metadata={"description": "the host names a seat to view"})
 
 
 class EventsPage(Schema):

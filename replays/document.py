@@ -30,6 +30,7 @@ from domain.core.chain import timestamp_text
 
 FORMAT = "gruft-replay"
 FORMAT_VERSION = 1
+ABORTED = "GameAborted"  # the host's abort (domain.core.game): re-run as the host's, not a player's
 REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
             "seed_commitment", "created_at", "events", "final", "signature")
 
@@ -197,6 +198,12 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
         while position < len(records):
             record = records[position]
             version = position + 1
+            if record["type"] == ABORTED:
+                if not _rerun_abort(game, record, version, verdict) or not _match(
+                        game, records, position, verdict):
+                    return None
+                position = game.version
+                continue
             command = cls.COMMAND_EVENTS.get(record["type"])
             if command is None:
                 verdict.add(version, "event_mismatch",
@@ -219,6 +226,16 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
                 return None
             position = game.version
     return game
+
+
+def _rerun_abort(game: Game, record: dict, version: int, verdict: Verdict) -> bool:
+    """The host's abort, run again: only a game in progress can be aborted, with a reason."""
+    try:
+        game.abort(record["data"].get("reason"))
+    except (Refusal, BadCommand) as exc:
+        verdict.add(version, "illegal_move", f"version {version}: the abort is refused: {exc}")
+        return False
+    return True
 
 
 def _match(game: Game, records: list[dict], position: int, verdict: Verdict) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import pickle
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +32,7 @@ from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
+from service.live import Live
 from service.seats import BotSeats, check_bots, with_bots
 from service.settings import storage_env
 from service.sqlite import tune_pool
@@ -49,6 +51,16 @@ class NewGame:
     host_token: str
     player_tokens: dict[str, str]
     view: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """What a stored command answers: the new version and events, who is awaited, the status."""
+
+    version: int
+    events: list[dict[str, Any]]
+    to_act: list[str]
+    status: str
 
 
 def draw_seed() -> str:
@@ -164,6 +176,9 @@ class Games(Application):
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
         super().__init__(env=env)
+        # Who waits for which game (streams, long polls, bot seats) and the watcher that tells
+        # them of changes other workers and servers store (service/live.py).
+        self.live = Live(self.recorder)
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
 
@@ -215,6 +230,21 @@ class Games(Application):
                 super().take_snapshot(aggregate_id, version, projector_func)
         except PersistenceError as exc:
             log.warning("snapshot of %s at version %s not stored: %s", aggregate_id, version, exc)
+
+    def _notify(self, recordings: list[Any]) -> None:
+        """After every commit: wake this process's waiters on the games just saved at once."""
+        newest: dict[UUID, int] = {}
+        for recording in recordings:
+            event = recording.domain_event
+            if isinstance(event, Game.Event):
+                newest[event.originator_id] = event.originator_version
+        if newest:
+            self.live.announce(newest.items())
+
+    def close(self) -> None:
+        """Stop the live watcher, then close the store."""
+        self.live.close()
+        super().close()
 
     def _take_snapshots(self, processing_event: Any) -> None:
         # eventsourcing's loop, with the saved games at hand for take_snapshot above.
@@ -268,6 +298,18 @@ class Games(Application):
         expected_version: int | None = None,
     ) -> tuple[int, list[dict[str, Any]]]:
         """Run a command for the viewer's seat (the host names one); answer new version and events."""
+        outcome = self.command(game_id, viewer, command, expected_version)
+        return outcome.version, outcome.events
+
+    def command(
+        self,
+        game_id: str | UUID,
+        viewer: Viewer,
+        command: dict[str, Any],
+        expected_version: int | None = None,
+    ) -> CommandOutcome:
+        """Run a command; answer the new version, the new events as the viewer may see them,
+        who is awaited now and the game's status (API.md, POST /games/{id}/commands)."""
         game = self._load(game_id, for_update=True)
         command = dict(command)
         player = self._acting_player(game, viewer, command.pop("player", None))
@@ -284,7 +326,38 @@ class Games(Application):
             # cache keeps it, so the next command skips a copy and a fast-forward (measured:
             # ~0.3 ms CPU per command, docs/performance.md).
             self.repository._offer(game.id, game)
-        return game.version, [self._shown(game, e, viewer) for e in new_events]
+        return CommandOutcome(game.version, [self._shown(game, e, viewer) for e in new_events],
+                              [] if game.finished else list(game.to_act), game.status)
+
+    def abort(self, game_id: str | UUID, viewer: Viewer, reason: str) -> dict[str, Any]:
+        """The host stops a game in progress (GameAborted); answers the public view."""
+        if viewer.player is not None:
+            raise Forbidden("only the host may abort a game")
+        if not viewer.host:
+            raise Unauthorized("aborting a game needs the host's token")
+        game = self._load(game_id, for_update=True)
+        if game.finished:
+            raise Conflict(f"the game is already {game.status}")
+        game.abort(reason)
+        try:
+            self.save(game)
+        except IntegrityError:
+            raise Conflict("another command was stored first; reload and try again") from None
+        if self.repository.cache is not None:
+            self.repository._offer(game.id, game)
+        return game.view(SPECTATOR)
+
+    def update(self, game_id: str | UUID, viewer: Viewer, after: int | None,
+               player: str | None = None) -> tuple[Game, list[dict[str, Any]], dict[str, Any]]:
+        """The game now, its events after `after` (none when None) redacted as the log redacts
+        them, and the viewer's view after them: one message of a live stream."""
+        game = self.game(game_id)
+        view = game.view(self._seat_viewer(game, viewer, player, public_ok=True))
+        events: list[dict[str, Any]] = []
+        if after is not None and after < game.version:
+            stored = self.repository.event_store.get(game.id, gt=after, lte=game.version)
+            events = [self._shown(game, e, viewer) for e in stored]
+        return game, events, view
 
     def _acting_player(self, game: Game, viewer: Viewer, named: Any) -> str:
         if named is not None and not isinstance(named, str):
@@ -395,10 +468,27 @@ class Games(Application):
             raise Forbidden(f"this token sees only {viewer.player}'s seat")
         return viewer
 
-    def log(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100
-               ) -> tuple[list[dict[str, Any]], int | None]:
-        """A page of the log as the viewer may see it, and the `after` of the next page."""
-        game = self.game(game_id)
+    def log(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100,
+            wait: float = 0.0) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of the log as the viewer may see it, and the `after` of the next page.
+
+        With `wait` (long polling), a page that would be empty waits until an event after
+        `after` is stored, at most `wait` seconds; a game that is over never waits.
+        """
+        if wait <= 0:
+            return self._log_page(self.game(game_id), viewer, after, limit)
+        deadline = time.monotonic() + wait
+        with self.live.watch(parse_game_id(game_id)) as watch:
+            while True:  # registered first, then read: nothing stored after the read is missed
+                game = self.game(game_id)
+                page, cursor = self._log_page(game, viewer, after, limit)
+                remaining = deadline - time.monotonic()
+                if page or game.finished or remaining <= 0:
+                    return page, cursor
+                watch.wait(max(after, game.version), remaining)
+
+    def _log_page(self, game: Game, viewer: Viewer, after: int, limit: int
+                  ) -> tuple[list[dict[str, Any]], int | None]:
         limit = max(1, min(limit, EVENTS_PAGE_MAX))
         stored = list(self.repository.event_store.get(game.id, gt=after, limit=limit + 1))
         more = len(stored) > limit

@@ -2,12 +2,20 @@
 
 from domain.core.chain import canonical, clone, event_data, event_hash, event_record
 from domain.core.dealing import SeededStream, seed_commitment, shuffled
-from domain.core.errors import BadCommand, BadSetup, GameError, GameFinished, NotYourTurn, Refusal
+from domain.core.errors import (
+    Aborted,
+    BadCommand,
+    BadSetup,
+    GameError,
+    GameFinished,
+    NotYourTurn,
+    Refusal,
+)
 from domain.core.game import Command, Game, Metric, Option, Param, Sample, recorded_timestamps
 from domain.core.visibility import ACTOR, HOST, HOST_ONLY, PER_PLAYER, SPECTATOR, Viewer
 
 __all__ = [
-    "ACTOR", "HOST", "HOST_ONLY", "PER_PLAYER", "SPECTATOR", "BadCommand", "BadSetup", "Command",
+    "Aborted", "ACTOR", "HOST", "HOST_ONLY", "PER_PLAYER", "SPECTATOR", "BadCommand", "BadSetup", "Command",
     "Game", "GameError", "GameFinished", "Metric", "NotYourTurn", "Option", "Param", "Refusal",
     "Sample",
     "SeededStream", "Viewer", "canonical", "clone", "event_data",

@@ -37,3 +37,7 @@ class NotYourTurn(Refusal):
 
 class GameFinished(Refusal):
     """A command sent after the last phase, round or turn has ended."""
+
+
+class Aborted(BadCommand):
+    """A command sent to a game its host aborted: nothing further is accepted (409)."""

@@ -26,15 +26,17 @@ from eventsourcing.domain import (
     OriginatorIDError,
     OriginatorVersionError,
     decorated_func_callers,
+    event,
 )
 
 from domain.core.chain import event_hash, timestamp_text
 from domain.core.dealing import seed_commitment
-from domain.core.errors import BadCommand, BadSetup, GameFinished, NotYourTurn
+from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
 from domain.core.narration import Narrator
 from domain.core.visibility import Viewer, redact_event_data, sees_everything
 
 MAX_NAME_LENGTH = 40
+MAX_ABORT_REASON = 500  # characters of the reason a host gives for aborting a game
 SEED_MAX_LENGTH = 200  # characters of a string seed
 SEED_MAX_BITS = 512  # size of a numeric seed
 _NAME = re.compile(r"^[^\x00-\x1f\x7f]+$")
@@ -212,6 +214,7 @@ class Game(Aggregate):
     TURN_RULE = ""  # the ruling that says whose turn it is
     END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
     LOWER_SCORE_WINS = False  # whether the fewest points win (rankings and the viewer read it)
+    aborted = False  # set by GameAborted; a class default, so games stored before it read False
 
     class Event(Aggregate.Event):
         prev_hash: str
@@ -391,11 +394,37 @@ class Game(Aggregate):
         if spec is None:
             raise BadCommand(f"{self.KEY} has no command {type_!r} (known: {', '.join(self.COMMANDS)})")
         fields = spec.read(type_, command)
+        if self.aborted:
+            raise Aborted("the host aborted this game; it accepts no more commands")
         if self.finished:
             raise self.end_refusal()
         if player not in self.to_act:
             raise self.turn_refusal(player)
         getattr(self, spec.method)(player, **fields)
+
+    def abort(self, reason: Any) -> None:
+        """The host stops a game in progress: no winners, nothing further accepted.
+
+        No ruling of any of the four games covers a game left unfinished (docs/rules has none);
+        gruft's reading: an aborted game is over like a finished one (its secrets become
+        public, it exports and verifies) but nobody wins it, the running scores stay as they
+        were, and it counts in no statistics.
+        """
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadCommand("an abort needs a reason: a non-empty text")
+        if len(reason) > MAX_ABORT_REASON:
+            raise BadCommand(f"the reason has at most {MAX_ABORT_REASON} characters")
+        if self.aborted:
+            raise Aborted("the game is already aborted")
+        if self.finished:
+            raise self.end_refusal()
+        self._game_aborted(reason=reason)
+
+    @event("GameAborted")
+    def _game_aborted(self, reason: str) -> None:
+        self.aborted = True
+        self.finished = True
+        self.winners = []
 
     def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
         """The METRICS samples the event just applied yields (usually none)."""
@@ -430,6 +459,8 @@ class Game(Aggregate):
 
     @property
     def status(self) -> str:
+        if self.aborted:
+            return "aborted"
         return "finished" if self.finished else "in_progress"
 
     def view(self, viewer: Viewer) -> dict[str, Any]:

@@ -114,6 +114,9 @@ class Narrator:
             text += f" The seed is committed as {commitment}… and revealed at the end."
         return text
 
+    def on_GameAborted(self, d: dict, _next: dict | None) -> str:
+        return f"The host aborts the game ({d['reason']}): nobody wins."
+
     def ending(self, d: dict, lead: str = "The game is over") -> str:
         """Who won with how much, and the final scores."""
         winners, scores = list(d.get("winners", [])), dict(d.get("scores", {}))

@@ -89,6 +89,7 @@ class GameViews(Projection[ReadModelView]):
             players=list(game.players) if version == Game.INITIAL_VERSION else None,
             samples=game.samples(type(domain_event).__name__, event_data(domain_event)),
             finished=game.finished,
+            aborted=game.aborted,
             scores=dict(game.scores) if game.finished else {},
             winners=list(game.winners) if game.finished else [],
         )

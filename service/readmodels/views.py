@@ -87,6 +87,7 @@ class GameUpdate:
     players: list[str] | None = None  # set by the creation event only
     samples: Sequence[Sample] = ()
     finished: bool = False
+    aborted: bool = False  # the host aborted it: over, but counted in no statistics
     scores: dict[str, int] = field(default_factory=dict)
     winners: list[str] = field(default_factory=list)
 
@@ -152,7 +153,9 @@ class ReadModelView:
                 "VALUES (%s, %s, %s, %s, 1) ON CONFLICT (game_id, player, metric) DO UPDATE "
                 "SET total = {samples}.total + excluded.total, samples = {samples}.samples + 1"),
                 (update.game_id, player, metric, value))
-        if update.finished:
+        if update.aborted:
+            self._aborted(c, update)
+        elif update.finished:
             self._finished(c, update)
 
     def _created(self, c: Any, update: GameUpdate) -> None:
@@ -166,6 +169,18 @@ class ReadModelView:
             c.execute(self.sql("INSERT INTO {players} (player, position, game, status) "
                                "VALUES (%s, %s, %s, 'in_progress')"),
                       (player, position, update.game))
+
+    def _aborted(self, c: Any, update: GameUpdate) -> None:
+        # Listed as aborted; no played, won, score or average counts it (API.md: stats leave
+        # it out), so the samples it gathered are dropped.
+        c.execute(self.sql(
+            "UPDATE {games} SET status = 'aborted', finished_at = %s "
+            "WHERE game_id = %s RETURNING position, players"), (update.at, update.game_id))
+        row = c.fetchone()
+        for player in json.loads(row["players"]):
+            c.execute(self.sql("UPDATE {players} SET status = 'aborted' "
+                               "WHERE player = %s AND position = %s"), (player, row["position"]))
+        c.execute(self.sql("DELETE FROM {samples} WHERE game_id = %s"), (update.game_id,))
 
     def _finished(self, c: Any, update: GameUpdate) -> None:
         c.execute(self.sql(

@@ -1,0 +1,34 @@
+"""CORS for web clients served from other origins (flask-cors).
+
+The allowed origins come from GRUFT_CORS_ORIGINS (comma-separated, e.g.
+`https://club.example,https://app.example`); with none set, no answer carries CORS headers and
+browsers keep other origins' scripts out. Tokens travel in the Authorization header, never in
+cookies, so credentials are not allowed.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask
+from flask_cors import CORS
+
+
+def allowed_origins(app: Flask) -> list[str]:
+    """The configured origins: the app's GRUFT_CORS_ORIGINS setting, else the environment's."""
+    configured = app.config.get("GRUFT_CORS_ORIGINS")
+    if configured is None:
+        configured = os.environ.get("GRUFT_CORS_ORIGINS", "")
+    if isinstance(configured, str):
+        configured = configured.split(",")
+    return [origin.strip().rstrip("/") for origin in configured if origin.strip()]
+
+
+def init_app(app: Flask) -> None:
+    """Answer the allowed origins' requests (and preflights) with CORS headers; none by default."""
+    origins = allowed_origins(app)
+    if not origins:
+        return
+    CORS(app, origins=origins, supports_credentials=False,
+         allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+         expose_headers=["Retry-After"], max_age=600)

@@ -1,0 +1,146 @@
+"""Live play over HTTP: the Server-Sent Events stream of a game, and the host's abort.
+
+A stream's messages are built by the service (`Games.update`), through the same redaction as
+the event log and the same views as `/view`, so a stream never shows a viewer more than those
+do. Browsers cannot set headers on an EventSource, so the stream takes `?token=` too; the
+request log writes only the path (api/request_log.py), never the query string.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request
+from flask.views import MethodView
+
+from api import schemas
+from api.auth import bearer_token
+from api.errors import GruftBlueprint
+from api.games import documented, games, viewer
+from domain.core import BadCommand
+from service import Games
+from service.app import parse_game_id
+from service.live import Watch
+
+blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
+log = logging.getLogger("gruft.api")
+
+KEEPALIVE_SECONDS = 15.0  # API.md: a comment line at least every 15 s keeps idle streams open
+STREAM_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Accel-Buffering": "no",  # a buffering proxy in front (nginx) passes each message on
+    "Referrer-Policy": "no-referrer",
+}
+SSE_DOC = {"description": "Server-Sent Events: messages `id: <version>`, `event: update`, "
+           "`data: {\"events\": [...], \"view\": {...}}`; `: keepalive` comments",
+           "content": {"text/event-stream": {"schema": {"type": "string"}}}}
+
+
+def keepalive_seconds() -> float:
+    """How often an idle stream gets a comment line (GRUFT_STREAM_KEEPALIVE; tests shorten it)."""
+    configured = current_app.config.get("GRUFT_STREAM_KEEPALIVE")
+    if configured is None:
+        configured = os.environ.get("GRUFT_STREAM_KEEPALIVE", KEEPALIVE_SECONDS)
+    return max(0.01, min(float(configured), KEEPALIVE_SECONDS))
+
+
+def stream_token(query: dict[str, Any]) -> str | None:
+    """The viewer's token: the Authorization header, else `?token=`."""
+    token = bearer_token()
+    return token if token is not None else query.get("token")
+
+
+def resume_after(query: dict[str, Any]) -> int | None:
+    """Where a reconnecting client resumes: Last-Event-ID (the browser's own), else ?after=."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None or not header.strip():
+        return query.get("after")
+    text = header.strip()
+    if not text.isdigit() or int(text) > schemas.MAX_CURSOR:
+        raise BadCommand("Last-Event-ID must be a version: a whole number from 0")
+    return int(text)
+
+
+def message(version: int, events: list[dict[str, Any]], view: dict[str, Any]) -> str:
+    """One SSE message: the version as its id, the events and the view as one line of JSON."""
+    data = json.dumps({"events": events, "view": view}, separators=(",", ":"))
+    return f"id: {version}\nevent: update\ndata: {data}\n\n"
+
+
+class EventStream:
+    """The body of a stream response; closing it (the client left) ends the watch at once."""
+
+    def __init__(self, store: Games, watch: Watch, first: tuple, args: dict[str, Any],
+                 keepalive: float, path: str) -> None:
+        self._watch = watch
+        self._messages = self._run(store, first, args, keepalive, path)
+
+    def __iter__(self) -> Iterator[str]:
+        return self._messages
+
+    def close(self) -> None:
+        self._messages.close()
+        self._watch.close()
+
+    def _run(self, store: Games, first: tuple, args: dict[str, Any], keepalive: float,
+             path: str) -> Iterator[str]:
+        game, events, view = first
+        try:
+            yield message(game.version, events, view)
+            version = game.version
+            while not game.finished:  # the message that finishes or aborts the game is the last
+                if not self._watch.wait(version, keepalive):
+                    yield ": keepalive\n\n"
+                # Read the store after every wake and every keepalive: a missed announcement
+                # only ever delays a message.
+                game, events, view = store.update(args["game_id"], args["viewer"], version,
+                                                  args["player"])
+                if game.version > version:
+                    yield message(game.version, events, view)
+                    version = game.version
+        except GeneratorExit:
+            raise
+        except Exception:  # the store failed mid-stream: end it; the client reconnects
+            # The path only: a query string may carry a token.
+            log.exception("stream %s ended by an error", path)
+        finally:
+            self._watch.close()
+
+
+@blp.route("/games/<game_id>/stream")
+class Stream(MethodView):
+    @blp.arguments(schemas.StreamQuery(), location="query")
+    @blp.doc(responses={200: SSE_DOC}, parameters=[{
+        "in": "header", "name": "Last-Event-ID", "schema": {"type": "integer", "minimum": 0},
+        "required": False, "description": "the id of the last message received; the first "
+                                          "message then carries every event after it"}])
+    @documented(400, 401, 403, 404)
+    def get(self, query, game_id):
+        """Server-Sent Events: every change of the game as this viewer may see it, live."""
+        store = games()
+        who = store.authenticate(game_id, stream_token(query))
+        after = resume_after(query)
+        args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}
+        watch = store.live.watch(args["game_id"])
+        try:  # registered first, then read: a change stored after this read reaches the stream
+            first = store.update(args["game_id"], who, after, args["player"])
+        except BaseException:
+            watch.close()
+            raise
+        body = EventStream(store, watch, first, args, keepalive_seconds(), request.path)
+        return Response(body, status=200, mimetype="text/event-stream", headers=STREAM_HEADERS)
+
+
+@blp.route("/games/<game_id>/abort")
+class Abort(MethodView):
+    @blp.arguments(schemas.AbortBody())
+    @blp.response(200, schemas.View)
+    @documented(400, 401, 403, 404, 409, 503)
+    def post(self, body, game_id):
+        """The host aborts a game in progress: status aborted, no winners, nothing further
+        accepted (409), left out of the statistics."""
+        return games().abort(game_id, viewer(game_id), body["reason"])
