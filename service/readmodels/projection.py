@@ -87,6 +87,7 @@ class GameViews(Projection[ReadModelView]):
             at=domain_event.timestamp.isoformat(),
             position=tracking.notification_id,
             players=list(game.players) if version == Game.INITIAL_VERSION else None,
+            origin=domain_event.hash if version == Game.INITIAL_VERSION else None,
             samples=game.samples(type(domain_event).__name__, event_data(domain_event)),
             finished=game.finished,
             aborted=game.aborted,

@@ -37,6 +37,8 @@ TABLES = {
     "samples": "readmodel_game_samples",
     "stats": "readmodel_player_stats",
     "metrics": "readmodel_player_metrics",
+    "origins": "readmodel_game_origins",
+    "counted": "readmodel_counted_origins",
 }
 
 # `{pk}` is SQLite's rowid alias (INTEGER PRIMARY KEY) or PostgreSQL's BIGINT PRIMARY KEY;
@@ -72,6 +74,11 @@ DDL = (
     " player TEXT NOT NULL, game TEXT NOT NULL, metric TEXT NOT NULL,"
     " total DOUBLE PRECISION NOT NULL, samples BIGINT NOT NULL,"
     " PRIMARY KEY (player, game, metric))",
+    # A game's origin is the hash of its creation event, which an import re-creates exactly
+    # (same setup, same recorded timestamp): a game and every imported copy share it.
+    "CREATE TABLE IF NOT EXISTS {origins} (game_id TEXT PRIMARY KEY, origin TEXT NOT NULL)",
+    # The origins whose game was counted in the statistics: the first copy to finish.
+    "CREATE TABLE IF NOT EXISTS {counted} (origin TEXT PRIMARY KEY, game_id TEXT NOT NULL)",
 )
 
 
@@ -85,6 +92,7 @@ class GameUpdate:
     at: str  # the event's timestamp, ISO 8601
     position: int  # the event's place in the log (a new game's index position)
     players: list[str] | None = None  # set by the creation event only
+    origin: str | None = None  # the creation event's hash, set by it only
     samples: Sequence[Sample] = ()
     finished: bool = False
     aborted: bool = False  # the host aborted it: over, but counted in no statistics
@@ -165,6 +173,9 @@ class ReadModelView:
             " updated_at) VALUES (%s, %s, %s, %s, 'in_progress', %s, %s, %s)"),
             (position, update.game_id, update.game, json.dumps(players), update.version,
              update.at, update.at))
+        if update.origin is not None:
+            c.execute(self.sql("INSERT INTO {origins} (game_id, origin) VALUES (%s, %s)"),
+                      (update.game_id, update.origin))
         for player in players:
             c.execute(self.sql("INSERT INTO {players} (player, position, game, status) "
                                "VALUES (%s, %s, %s, 'in_progress')"),
@@ -189,10 +200,13 @@ class ReadModelView:
             (update.at, json.dumps(update.scores), json.dumps(update.winners), update.game_id))
         row = c.fetchone()
         sign = score_sign(update.game)
+        counts = self._first_of_its_origin(c, update.game_id)
         for player in json.loads(row["players"]):
             # by primary key, one row per player: never a scan of the table
             c.execute(self.sql("UPDATE {players} SET status = 'finished' "
                                "WHERE player = %s AND position = %s"), (player, row["position"]))
+            if not counts:
+                continue
             score = int(update.scores.get(player, 0))
             won = 1 if player in update.winners else 0
             c.execute(self.sql(
@@ -206,14 +220,27 @@ class ReadModelView:
                 " rank_score = %s * CAST({stats}.score_total + excluded.score_total"
                 " AS DOUBLE PRECISION) / ({stats}.played + 1)"),
                 (player, update.game, won, score, float(score), float(sign * score), sign))
-        c.execute(self.sql(
-            "INSERT INTO {metrics} (player, game, metric, total, samples)"
-            " SELECT player, %s, metric, total, samples FROM {samples} WHERE game_id = %s"
-            " ON CONFLICT (player, game, metric) DO UPDATE SET"
-            " total = {metrics}.total + excluded.total,"
-            " samples = {metrics}.samples + excluded.samples"),
-            (update.game, update.game_id))
+        if counts:
+            c.execute(self.sql(
+                "INSERT INTO {metrics} (player, game, metric, total, samples)"
+                " SELECT player, %s, metric, total, samples FROM {samples} WHERE game_id = %s"
+                " ON CONFLICT (player, game, metric) DO UPDATE SET"
+                " total = {metrics}.total + excluded.total,"
+                " samples = {metrics}.samples + excluded.samples"),
+                (update.game, update.game_id))
         c.execute(self.sql("DELETE FROM {samples} WHERE game_id = %s"), (update.game_id,))
+
+    def _first_of_its_origin(self, c: Any, game_id: str) -> bool:
+        """Whether a finished game counts: no other copy of it (an import of it, or the game
+        it was imported from) was counted before (docs/read-models.md)."""
+        c.execute(self.sql("SELECT origin FROM {origins} WHERE game_id = %s"), (game_id,))
+        found = c.fetchone()
+        if found is None:  # projected before origins were kept: counted as it always was
+            return True
+        c.execute(self.sql("INSERT INTO {counted} (origin, game_id) VALUES (%s, %s) "
+                           "ON CONFLICT (origin) DO NOTHING RETURNING game_id"),
+                  (found["origin"], game_id))
+        return c.fetchone() is not None
 
     # -- queries ----------------------------------------------------------------------------
 
