@@ -13,7 +13,7 @@ MAX_BODY_BYTES = 1 << 20  # 1 MiB; larger bodies get 413
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
-    from api import cors, docs, games, live, replays, request_log, stats, viewer
+    from api import cors, docs, games, live, play, replays, request_log, stats, viewer
     from api.errors import GruftApi, register_error_handlers
     from service import Games
     from service.readmodels import read_models
@@ -45,7 +45,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
 
     api = GruftApi(app)
-    for resource in (games, live, replays, stats, viewer):
+    for resource in (games, live, replays, stats, viewer, play):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     request_log.init_app(app)

@@ -174,6 +174,11 @@ class AbortBody(StrictSchema):
 class LegalMoves(Schema):
     player = fields.String(required=True)
     moves = fields.List(fields.Dict(), required=True)
+    previews = fields.List(fields.Dict(), metadata={"description": (
+        "vampiring only, one per move in the same order: where the player's three vampires "
+        "would land, {\"vampires\": {id: {\"shape\", \"path\": [positions from the start, "
+        "each card stopped on], \"position\"}}} (VR-4, VR-5); fights wait for every move. "
+        "Send the move itself, never its preview")})
 
 
 class EventsQuery(StrictSchema):

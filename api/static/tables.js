@@ -307,9 +307,15 @@ function vampiring(s, ctx) {
         : el("span", { class: "move secret" }, "move submitted (secret)");
     }
     const out = p in s.eliminated;
+    // As the original shows it: drops remaining, lost in the last turn, lost before it.
+    const lastLost = s.last_turn && s.last_turn.lost ? s.last_turn.lost[p] || 0 : 0;
+    const before = 8 - blood - lastLost;
+    const drop = (i) => (i < blood ? ["drop", "●"] : i < blood + lastLost ? ["drop lost-last", "●"] : ["drop lost", "○"]);
     return seat(p, ctx, `fam fam-${family[p]}${out ? " out" : ""}`,
-      el("div", { class: "blood", "data-player": p, "data-blood": blood, title: `${blood} of 8 drops` },
-        Array.from({ length: 8 }, (_, i) => el("span", { class: i < blood ? "drop" : "drop lost" }, i < blood ? "●" : "○"))),
+      el("div", { class: "blood", "data-player": p, "data-blood": blood, "data-lost-last": lastLost, "data-lost-before": before,
+        title: `${blood} of 8 drops left, ${lastLost} lost last turn, ${before} lost before` },
+      Array.from({ length: 8 }, (_, i) => el("span", { class: drop(i)[0] }, drop(i)[1])),
+      el("span", { class: "blood-words" }, `${blood} left${lastLost ? ` · −${lastLost} last turn` : ""}${before ? ` · −${before} before` : ""}`)),
       el("p", { class: "tags" },
         out ? el("span", { class: "badge out" }, `eliminated in turn ${s.eliminated[p]}`) : null, move),
       info([["home", String(s.homes[p])], ["score", String(s.scores[p])]]));
@@ -326,6 +332,14 @@ function vampiring(s, ctx) {
 }
 
 // -- dispatch ------------------------------------------------------------------------------
+
+// One card of a game as the table draws it (the play page's hands and move buttons use them).
+const CARDS = { "voodoo-prince": vpCard, "vampire-queen": vqCard, vampir: vaCard };
+
+export function card(game, code, extra) {
+  const draw = CARDS[game];
+  return draw ? draw(code, extra) : el("span", { class: "card", "data-card": code }, code);
+}
 
 const TABLES = {
   "voodoo-prince": voodooPrince,

@@ -80,12 +80,23 @@ function showControls() {
   if (event) {
     const item = items[n - 1];
     item.classList.add("current");
-    item.scrollIntoView({ block: "nearest" });
+    revealInLog(item);
     $("caption").replaceChildren(el("span", { class: "cap-type" }, event.type), eventText(event));
   } else {
     $("caption").replaceChildren(
       el("span", { class: "cap-type" }, "Start"),
       `Nothing has happened yet. Step through the ${total} events with ▶ or the → key.`);
+  }
+}
+
+// Scroll the event list itself, never the window: on a phone the list sits below the table,
+// and scrollIntoView would carry the whole page down to it, away from the table at ?step=n.
+function revealInLog(item) {
+  const list = $("events");
+  if (list.scrollHeight <= list.clientHeight) return;
+  const top = item.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop;
+  if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = Math.max(0, top - (list.clientHeight - item.offsetHeight) / 2);
   }
 }
 

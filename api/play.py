@@ -1,0 +1,173 @@
+"""The play page (issue 15): a seat's table, its legal moves as buttons, updated live.
+
+`GET /games/{id}/play` serves one page for everybody: a player (their invitation link carries
+`?token=`), the host, or a spectator (no token). The page's script reads the token, drops it
+from the address bar, keeps it in the tab's sessionStorage and talks to the JSON routes with
+`Authorization: Bearer`, and to the stream with `?token=` (EventSource sends no headers). The
+request log records paths only (api.request_log), so the token is never logged.
+
+The server keeps only hashes of the tokens, so an invitation link exists only where the
+creation answer is: the page that created the game keeps it in sessionStorage and asks
+`POST /games/{id}/invitations` (host only) for each link and its QR code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import segno
+from flask import render_template, request, url_for
+from flask.views import MethodView
+from marshmallow import fields, validate
+
+from api.auth import MAX_TOKEN_LENGTH, bearer_token
+from api.errors import GruftBlueprint
+from api.games import games
+from api.schemas import Error, StrictSchema
+from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
+from domain import available_games, game_class
+from service import Forbidden, Unauthorized
+
+# Templates and scripts live beside the viewer's (api/templates, api/static), which they share.
+blp = GruftBlueprint("play", __name__, description="The play page (HTML) and its invitations",
+                     template_folder="templates")
+
+BOT_KINDS = ("heuristic", "random")  # API.md: "bots": {name: "heuristic" | "random"}
+
+
+def _option(option: Any) -> dict[str, Any]:
+    return {"default": option.default, "low": option.low, "high": option.high,
+            "choices": list(option.choices), "nullable": option.nullable}
+
+
+# What the create form on the game list offers: each game's seats and options (domain OPTIONS).
+NEW_GAME = {
+    key: {
+        "title": TITLES.get(key, key),
+        "min_players": game_class(key).MIN_PLAYERS,
+        "max_players": game_class(key).MAX_PLAYERS,
+        "options": {name: _option(opt) for name, opt in game_class(key).OPTIONS.items()},
+        "short_options": dict(game_class(key).SHORT_OPTIONS),
+    }
+    for key in available_games()
+}
+
+
+@blp.app_context_processor
+def new_game_form() -> dict[str, Any]:
+    """The create form's choices, for the game list's template."""
+    return {"new_game": {"games": NEW_GAME, "bots": list(BOT_KINDS),
+                         "create_url": url_for("games.GameCollection"),
+                         "games_url": f"{request.script_root}/games/"}}
+
+
+# -- the page -------------------------------------------------------------------------------
+
+@blp.route("/games/<game_id>/play", parameters=[
+    {"in": "query", "name": "token", "schema": {"type": "string"}, "required": False,
+     "description": "a player's or the host's token (the invitation link); the page drops it "
+                    "from the address bar at once and keeps it in the tab's sessionStorage"}])
+@blp.doc(responses={200: HTML_PAGE, 404: {"description": "not_found"}})
+def play_page(game_id: str):
+    """The web page to play a game: a seat's table, its legal moves, live updates (HTML)."""
+    game = games().game(game_id)  # 404 for no such game
+    seat = _seat_of(game_id, request.args.get("token"))
+    data = {
+        "game_id": str(game.id),
+        "game": game.KEY,
+        "title": TITLES.get(game.KEY, game.KEY),
+        "players": list(game.players),
+        "status": game.status,
+        "version": game.version,
+        "options": dict(game.options),
+        "lower_score_wins": game.LOWER_SCORE_WINS,
+        "score_unit": game.NARRATOR.UNIT,
+        "seat": seat,
+        "urls": {
+            "game": url_for("games.GameResource", game_id=game.id),
+            "view": url_for("games.SeatView", game_id=game.id),
+            "legal_moves": url_for("games.LegalMoves", game_id=game.id),
+            "commands": url_for("games.Commands", game_id=game.id),
+            "stream": f"{request.script_root}/games/{game.id}/stream",
+            "abort": f"{request.script_root}/games/{game.id}/abort",
+            "invitations": url_for("play.Invitations", game_id=game.id),
+            "viewer": url_for("viewer.viewer_page", game_id=game.id),
+            "list": url_for("viewer.game_list"),
+        },
+    }
+    html = render_template("play.html", data=data, title=data["title"])
+    return html, 200, SECURITY_HEADERS
+
+
+def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
+    """Who the page's `?token=` is for (the script keeps it only if valid), else None."""
+    if token is None:
+        return None
+    token = token.strip()
+    if not token or len(token) > MAX_TOKEN_LENGTH:
+        return {"role": "invalid"}
+    try:
+        who = games().authenticate(game_id, token)
+    except Unauthorized:
+        # Shown as a spectator with a note, so the script can still drop the bad link's token.
+        return {"role": "invalid"}
+    if who.host:
+        return {"role": "host"}
+    return {"role": "player", "you": who.player}
+
+
+# -- invitations ------------------------------------------------------------------------------
+
+class InvitationsBody(StrictSchema):
+    tokens = fields.List(fields.String(validate=validate.Length(1, MAX_TOKEN_LENGTH)),
+                         required=True, validate=validate.Length(1, 12),
+                         metadata={"description": "player tokens of this game, as POST /games "
+                                   "answered them"})
+
+
+class Invitation(StrictSchema):
+    player = fields.String(required=True)
+    url = fields.String(required=True, metadata={"description": "the play page with ?token="})
+    qr = fields.String(required=True, metadata={"description": "the link as a QR code: an SVG "
+                       "data: URI, for an <img>"})
+
+
+class InvitationList(StrictSchema):
+    invitations = fields.List(fields.Nested(Invitation), required=True)
+
+
+@blp.route("/games/<game_id>/invitations")
+class Invitations(MethodView):
+    @blp.arguments(InvitationsBody())
+    @blp.response(200, InvitationList)
+    @blp.alt_response(400, schema=Error, description="bad_request")
+    @blp.alt_response(401, schema=Error, description="unauthorized: no host token, or a token "
+                      "that is not a player's of this game")
+    @blp.alt_response(403, schema=Error, description="forbidden: not the host")
+    @blp.alt_response(404, schema=Error, description="not_found")
+    def post(self, body, game_id):
+        """The host's invitation links, each with its QR code, from the players' tokens.
+
+        The server keeps only token hashes, so it cannot list the links by itself: the page
+        that created the game sends back the tokens POST /games answered. Each must be a
+        player token of this game; the links come in seat order.
+        """
+        store = games()
+        if not store.authenticate(game_id, bearer_token()).host:
+            raise Forbidden("only the host lists the invitations")
+        game = store.game(game_id)
+        page = url_for("play.play_page", game_id=game.id, _external=True)
+        found = {}
+        for token in body["tokens"]:
+            who = store.authenticate(game_id, token)
+            if who.player is None:
+                raise Unauthorized("an invitation is made from a player's token")
+            found[who.player] = token
+        invitations = []
+        for player in game.players:
+            if player in found:
+                url = f"{page}?token={quote(found[player], safe='')}"
+                qr = segno.make(url, error="m").svg_data_uri(scale=4, border=2)
+                invitations.append({"player": player, "url": url, "qr": qr})
+        return {"invitations": invitations}

@@ -1,0 +1,108 @@
+// The game list's form to start a game: POST /games, then the host's play page with the links.
+// The creation answer (host and player tokens) is kept in this tab's sessionStorage only: the
+// server keeps no token, so this tab is where the invitation links can be shown.
+import { el } from "./tables.js";
+
+const setup = JSON.parse(document.getElementById("new-game-data").textContent);
+const $ = (id) => document.getElementById(id);
+const NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kai", "Lu"];
+
+function chosen() {
+  return setup.games[$("new-game-key").value];
+}
+
+function drawSeats() {
+  const g = chosen();
+  const count = $("new-seat-count");
+  count.min = String(g.min_players);
+  count.max = String(g.max_players);
+  const n = Math.max(g.min_players, Math.min(g.max_players, Number(count.value) || g.min_players));
+  count.value = String(n);
+  const list = $("new-seats");
+  const kept = [...list.children].map((li) => ({
+    name: li.querySelector("input").value, who: li.querySelector("select").value }));
+  const rows = Array.from({ length: n }, (_, i) => {
+    const name = el("input", { name: `player-${i}`, "data-seat": i, maxlength: 40, required: true,
+      value: kept[i] ? kept[i].name : NAMES[i], "aria-label": `name of seat ${i + 1}` });
+    const who = el("select", { name: `bot-${i}`, "data-seat-bot": i, "aria-label": `who plays seat ${i + 1}` },
+      el("option", { value: "" }, "a person (invitation link)"),
+      setup.bots.map((kind) => el("option", { value: kind }, `the server: ${kind} bot`)));
+    who.value = kept[i] ? kept[i].who : "";
+    return el("li", {}, name, who);
+  });
+  list.replaceChildren(...rows);
+}
+
+function drawOptions() {
+  const g = chosen();
+  const short = $("new-short").checked;
+  const fields = Object.entries(g.options).map(([name, o]) => {
+    const value = short && name in g.short_options ? g.short_options[name] : o.default;
+    let input;
+    if (o.choices.length) {
+      input = el("select", { name, "data-option": name }, o.choices.map((c) => el("option", { value: c }, c)));
+      input.value = value;
+    } else {
+      input = el("input", { type: "number", inputmode: "numeric", name, "data-option": name, min: o.low, max: o.high,
+        value: value === null ? "" : value, placeholder: o.nullable ? "no limit" : "", required: !o.nullable });
+    }
+    return el("label", {}, name.replace("_", " "), input);
+  });
+  $("new-options").replaceChildren(...fields);
+  $("new-options-box").hidden = !fields.length;
+}
+
+function body() {
+  const players = [];
+  const bots = {};
+  for (const li of $("new-seats").children) {
+    const name = li.querySelector("input").value.trim();
+    players.push(name);
+    const who = li.querySelector("select").value;
+    if (who) bots[name] = who;
+  }
+  const options = {};
+  for (const input of $("new-options").querySelectorAll("[data-option]")) {
+    const o = chosen().options[input.dataset.option];
+    if (o.choices.length) options[input.dataset.option] = input.value;
+    else options[input.dataset.option] = input.value === "" ? null : Number(input.value);
+  }
+  const answer = { game: $("new-game-key").value, players, options };
+  if (Object.keys(bots).length) answer.bots = bots; // only when asked: older servers refuse the field
+  return answer;
+}
+
+function problem(text) {
+  $("create-problem").textContent = text || "";
+  $("create-problem").hidden = !text;
+}
+
+$("create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  problem("");
+  const request = body();
+  $("create").disabled = true;
+  try {
+    const response = await fetch(setup.create_url, { method: "POST", body: JSON.stringify(request),
+      headers: { "Content-Type": "application/json", Accept: "application/json" } });
+    const answer = await response.json().catch(() => ({}));
+    if (response.status !== 201) {
+      problem(answer.error ? answer.error.message : `${response.status} ${response.statusText}`);
+      return;
+    }
+    const id = answer.game_id;
+    sessionStorage.setItem(`gruft.play.${id}`, JSON.stringify({ token: answer.host_token, role: "host", you: null }));
+    sessionStorage.setItem(`gruft.invites.${id}`, JSON.stringify({ player_tokens: answer.player_tokens, bots: request.bots || {} }));
+    window.location.assign(`${setup.games_url}${encodeURIComponent(id)}/play`);
+  } catch (error) {
+    problem(`Could not reach the server: ${error.message}`);
+  } finally {
+    $("create").disabled = false;
+  }
+});
+
+$("new-game-key").addEventListener("change", () => { drawSeats(); drawOptions(); });
+$("new-seat-count").addEventListener("change", drawSeats);
+$("new-short").addEventListener("change", drawOptions);
+drawSeats();
+drawOptions();

@@ -1,0 +1,674 @@
+// The play page: one seat's table (or a spectator's, or the host's), its legal moves as buttons,
+// everything updated live from GET /games/{id}/stream. Built with textContent, never innerHTML.
+import { card, el, renderTable } from "./tables.js";
+
+const data = JSON.parse(document.getElementById("play-data").textContent);
+const $ = (id) => document.getElementById(id);
+const root = $("play");
+const urls = data.urls;
+const FINAL = new Set(["finished", "aborted"]);
+
+// -- who is looking: the token from the invitation link, kept in this tab only -------------
+
+const SEAT_KEY = `gruft.play.${data.game_id}`;
+const INVITES_KEY = `gruft.invites.${data.game_id}`;
+
+function readSeat() {
+  const address = new URL(window.location.href);
+  const given = address.searchParams.get("token");
+  if (given !== null) {
+    // Out of the address bar and history at once: a shared or bookmarked page never carries it.
+    address.searchParams.delete("token");
+    window.history.replaceState(null, "", address);
+    if (data.seat && data.seat.role !== "invalid") {
+      const seat = { token: given, role: data.seat.role, you: data.seat.you || null };
+      sessionStorage.setItem(SEAT_KEY, JSON.stringify(seat));
+      return seat;
+    }
+    showProblem("That invitation link is not valid for this game: you are watching as a spectator.");
+    return null;
+  }
+  try {
+    return JSON.parse(sessionStorage.getItem(SEAT_KEY) || "null");
+  } catch {
+    return null;
+  }
+}
+
+const seat = readSeat();
+const token = seat ? seat.token : null;
+const you = seat && seat.role === "player" ? seat.you : null;
+const host = Boolean(seat && seat.role === "host");
+root.dataset.role = you ? "player" : host ? "host" : "spectator";
+if (you) root.dataset.you = you;
+
+const game = {
+  view: null,
+  version: -1,
+  moves: [],
+  previews: null,
+  movesVersion: null,
+  movesAsked: 0,
+  sending: false,
+  awaiting: 0, // the version a sent command reached; the moves wait until the table shows it
+  selected: new Set(), // Vampire Queen: cards picked to play together
+  pick: { metamorphosis: null, direction: null }, // VampiRing: the move being tried
+  source: null,
+  poll: null,
+  seen: new Set(), // event versions already in the log
+};
+
+function headers(json) {
+  const h = { Accept: "application/json" };
+  if (json) h["Content-Type"] = "application/json";
+  if (token) h.Authorization = `Bearer ${token}`;
+  return h;
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { headers: headers(false), cache: "no-store" });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw Object.assign(new Error(errorText(body, response)), { status: response.status, body });
+  return body;
+}
+
+function errorText(body, response) {
+  const error = body && body.error;
+  return error ? error.message : `${response.status} ${response.statusText}`;
+}
+
+function showProblem(text) {
+  $("problem").textContent = text || "";
+  $("problem").hidden = !text;
+}
+
+// -- the live connection: the stream, or polling when it is not there ----------------------
+
+function viewUrl() {
+  return you ? urls.view : urls.game;
+}
+
+function connect() {
+  if (typeof EventSource === "undefined") {
+    startPolling();
+    return;
+  }
+  const url = new URL(urls.stream, window.location.href);
+  if (token) url.searchParams.set("token", token); // EventSource cannot send headers
+  let opened = false;
+  const source = new EventSource(url);
+  game.source = source;
+  source.addEventListener("update", (message) => {
+    opened = true;
+    root.dataset.live = "stream";
+    let body;
+    try {
+      body = JSON.parse(message.data);
+    } catch {
+      return;
+    }
+    for (const event of body.events || []) logEvent(event);
+    if (body.view) applyView(body.view);
+  });
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) {
+      game.source = null;
+      if (game.view && FINAL.has(game.view.status)) return;
+      // No stream here (or it refused us): follow the game by polling instead.
+      if (!opened) startPolling();
+      else setTimeout(connect, 1000);
+    }
+  });
+}
+
+function startPolling() {
+  if (game.poll) return;
+  root.dataset.live = "polling";
+  const step = async () => {
+    try {
+      const view = await getJSON(viewUrl());
+      if (view.version > game.version) await catchUpLog(view.version);
+      applyView(view);
+    } catch (error) {
+      showProblem(`Lost touch with the server: ${error.message}`);
+    }
+    if (!game.view || !FINAL.has(game.view.status)) game.poll = setTimeout(step, 1000);
+  };
+  step();
+}
+
+async function catchUpLog(upTo) {
+  let after = Math.max(0, ...game.seen, 0);
+  while (after < upTo) {
+    const page = await getJSON(`${urls.game}/events?after=${after}&limit=200`);
+    page.events.forEach(logEvent);
+    if (page.next_after === null || page.next_after === undefined) break;
+    after = page.next_after;
+  }
+}
+
+// A command's answer may reach us before the stream's message: make sure the table follows.
+function nudge(version) {
+  setTimeout(async () => {
+    if (game.version >= version) return;
+    try {
+      applyView(await getJSON(viewUrl()));
+    } catch {
+      /* the stream will bring it */
+    }
+  }, 2500);
+}
+
+// -- the view --------------------------------------------------------------------------------
+
+function applyView(view) {
+  if (view.version < game.version) return; // an older answer arriving late
+  const changed = view.version !== game.version || !game.view || view.status !== game.view.status;
+  game.view = view;
+  game.version = view.version;
+  if (!changed) return;
+  root.dataset.status = view.status;
+  root.dataset.version = String(view.version);
+  $("status").textContent = view.status.replace("_", " ");
+  $("status").className = `status status-${view.status}`;
+  drawTable();
+  drawScores();
+  drawResult();
+  if (FINAL.has(view.status)) {
+    if (game.source) game.source.close();
+    game.source = null;
+    clearTimeout(game.poll);
+  }
+  if (game.awaiting && view.version >= game.awaiting) game.awaiting = 0;
+  refreshTurn();
+}
+
+// The table draws a full state (tables.js, shared with the replay viewer); a view has the
+// public part and this seat's secrets: other hands become backs of the right number of cards.
+function stateOf(view) {
+  const pub = view.state;
+  const backs = (sizes) => Object.fromEntries(view.players.map((p) => [p,
+    p === you && view.private && view.private.hand ? view.private.hand : Array((sizes || {})[p] || 0).fill("?")]));
+  const common = { players: view.players, options: view.options || data.options, scores: view.scores,
+    winners: view.winners, finished: view.status !== "in_progress" };
+  switch (view.game) {
+    case "voodoo-prince":
+      return { ...pub, ...common, hands: backs(pub.hand_sizes) };
+    case "vampire-queen":
+      return { ...common, phase: pub.phase, round: pub.round, start: pub.start_player, plays: pub.plays,
+        slayer: pub.slayer_led, count: pub.count, high: pub.highest ? pub.highest.value : null,
+        high_player: pub.highest ? pub.highest.player : null, barred: pub.barred,
+        hands: backs(pub.hand_sizes), set_aside: [], minus_points: pub.minus_points,
+        options: { ...common.options, phases: pub.phases } };
+    case "vampir":
+      return { ...pub, ...common, hands: backs(pub.hand_sizes) };
+    case "vampiring": {
+      const pending = {};
+      for (const p of pub.submitted) {
+        pending[p] = p === you && view.private && view.private.move ? view.private.move : {};
+      }
+      return { ...common, ring: pub.ring, homes: pub.homes, families: pub.vampires, blood: pub.blood,
+        eliminated: pub.eliminated, pending, last_turn: pub.last_turn, turns_played: pub.turns_played };
+    }
+    default:
+      return pub;
+  }
+}
+
+function drawTable() {
+  const view = game.view;
+  renderTable(view.game, $("table"), { state: stateOf(view), view, event: null }, {
+    players: view.players,
+    perspective: you || "\u0000nobody", // a spectator's or the host's table shows no hand
+    open: false,
+    options: view.options || data.options,
+  });
+  $("table").dataset.version = String(view.version);
+  if (view.game === "vampiring") markLandings();
+}
+
+function drawScores() {
+  const v = game.view;
+  const heading = data.lower_score_wins ? `${data.score_unit} (fewest wins)` : "Scores";
+  const rows = v.players.map((p) => el("li", {
+    class: [v.to_act.includes(p) ? "to-act" : "", v.winners.includes(p) ? "winner" : "", p === you ? "me" : ""].join(" "),
+    "data-player": p, "data-score": v.scores[p],
+  },
+  el("span", { class: "sb-name" }, p === you ? `${p} (you)` : p),
+  el("span", { class: "sb-score" }, String(v.scores[p] ?? 0)),
+  v.winners.includes(p) ? el("span", { class: "sb-badge" }, "winner") : null,
+  v.to_act.includes(p) ? el("span", { class: "sb-badge act" }, "to act") : null));
+  $("scoreboard").replaceChildren(el("h2", {}, heading[0].toUpperCase() + heading.slice(1)), el("ol", {}, rows));
+}
+
+function drawResult() {
+  const v = game.view;
+  const box = $("result");
+  if (v.status === "in_progress") {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  if (v.status === "aborted") {
+    box.textContent = "The host aborted this game: nothing further is played, nobody wins.";
+  } else if (v.winners.length) {
+    const mine = you && v.winners.includes(you);
+    box.textContent = mine ? `You won! (${v.winners.join(", ")})` : `Game over: ${v.winners.join(", ")} won.`;
+  } else {
+    box.textContent = "Game over: nobody won.";
+  }
+  $("replay-link").textContent = "Watch the replay";
+}
+
+// -- the event log -------------------------------------------------------------------------------
+
+function logEvent(event) {
+  if (game.seen.has(event.version)) return;
+  game.seen.add(event.version);
+  const d = event.data || {};
+  const bits = [];
+  if (d.player) bits.push(d.player);
+  for (const [key, value] of Object.entries(d)) {
+    if (key === "player" || value === null || typeof value === "object" || String(value).length > 24) continue;
+    bits.push(`${key} ${value}`);
+  }
+  for (const key of ["card", "cards"]) if (Array.isArray(d[key])) bits.push(d[key].join(" "));
+  const item = el("li", { "data-version": event.version, "data-type": event.type },
+    el("span", { class: "ev-no" }, String(event.version)),
+    el("span", { class: "ev-text" }, el("strong", {}, words(event.type)), bits.length ? ` — ${bits.join(", ")}` : ""));
+  const list = $("events");
+  // Newest first, so the latest is always in sight on a phone (a late page of the log slots in).
+  const older = [...list.children].find((li) => Number(li.dataset.version) < event.version);
+  list.insertBefore(item, older || null);
+  while (list.children.length > 200) list.lastElementChild.remove();
+}
+
+const words = (type) => type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().replace(/^./, (c) => c.toUpperCase());
+
+// -- whose turn, and the moves -------------------------------------------------------------------
+
+function myTurn() {
+  const v = game.view;
+  return Boolean(you && v && v.status === "in_progress" && v.to_act.includes(you));
+}
+
+function refreshTurn() {
+  const v = game.view;
+  if (!you) {
+    $("turn-panel").hidden = true;
+    const waiting = v.status === "in_progress" && v.to_act.length ? ` — waiting for ${v.to_act.join(", ")}` : "";
+    $("who").textContent = `${host ? "host" : "spectator"}${waiting}`;
+    return;
+  }
+  $("turn-panel").hidden = false;
+  drawHand();
+  if (v.status !== "in_progress") {
+    setMoves([], null, "over");
+    $("prompt").textContent = "The game is over.";
+    $("who").textContent = `you are ${you}`;
+    return;
+  }
+  if (!myTurn()) {
+    setMoves([], null, "waiting");
+    const others = v.to_act.filter((p) => p !== you);
+    $("prompt").textContent = others.length ? `Waiting for ${others.join(", ")}…` : "Waiting…";
+    $("who").textContent = `you are ${you}`;
+    return;
+  }
+  $("who").textContent = `you are ${you} — your turn`;
+  $("prompt").textContent = turnPrompt();
+  if (game.awaiting) {
+    setMoves(game.moves, game.previews, "sending");
+    return;
+  }
+  if (game.movesVersion !== v.version) loadMoves();
+}
+
+function turnPrompt() {
+  const v = game.view;
+  switch (v.game) {
+    case "voodoo-prince":
+      return v.state.trump === null && !v.state.trick.length && v.state.dealer === you
+        ? "Your turn: choose the trump colour." : "Your turn: play a card (tap it in your hand, or a button).";
+    case "vampire-queen":
+      return "Your turn: play cards of one value (pick them in your hand, then Play), or pass.";
+    case "vampir":
+      return v.state.step === "discard_or_hunt" ? "You drew: discard a card or lay a hunt." : "Your turn: draw a card, or collect a location.";
+    case "vampiring":
+      return "Your move: pick a metamorphosis and a direction, see where your vampires land, then confirm.";
+    default:
+      return "Your turn.";
+  }
+}
+
+async function loadMoves() {
+  const asked = ++game.movesAsked;
+  const version = game.view.version;
+  setMoves([], null, "loading");
+  try {
+    const answer = await getJSON(urls.legal_moves);
+    if (asked !== game.movesAsked || version !== game.view.version) return;
+    game.moves = answer.moves;
+    game.previews = answer.previews || null;
+    game.movesVersion = version;
+    setMoves(answer.moves, game.previews, "ready");
+  } catch (error) {
+    if (asked === game.movesAsked) setMoves([], null, "error", error.message);
+  }
+}
+
+function setMoves(moves, previews, state, message) {
+  const box = $("moves");
+  box.dataset.state = state;
+  box.dataset.version = state === "ready" || state === "sending" ? String(game.movesVersion) : "";
+  if (state === "loading" && box.childElementCount) {
+    for (const b of box.querySelectorAll("button")) b.disabled = true;
+    return;
+  }
+  const buttons = moves.map((move, i) => {
+    const button = el("button", { type: "button", class: "move-btn", "data-move": JSON.stringify(move),
+      "data-type": move.type }, ...moveLabel(move));
+    button.disabled = state !== "ready";
+    button.addEventListener("click", () => send(move));
+    if (previews && previews[i]) {
+      button.addEventListener("mouseenter", () => tryMove(move));
+      button.addEventListener("focus", () => tryMove(move));
+    }
+    return button;
+  });
+  box.replaceChildren(...buttons);
+  if (message) box.append(el("p", { class: "problem" }, message));
+  drawPicker(state);
+  drawHand();
+}
+
+function chips(cards) {
+  return el("span", { class: "chips" }, cards.map((c) => card(data.game, c, "chip-card")));
+}
+
+const VP_COLOURS = { R: "red", B: "blue", G: "green", Y: "yellow", P: "purple" };
+const SHAPE = { M: "Man", W: "Wolf", B: "Bat" };
+const CHANGE = { a: { M: "W", W: "B", B: "M" }, b: { M: "B", B: "W", W: "M" } };
+const TURNING = { cw: "clockwise ↻", ccw: "anticlockwise ↺" };
+
+function moveLabel(move) {
+  switch (move.type) {
+    case "play":
+      return move.card ? ["Play ", chips([move.card])] : ["Play ", chips(move.cards)];
+    case "pass":
+      return ["Pass"];
+    case "choose_trump":
+      return ["Trump: ", el("span", { class: `chip vp-${move.trump}` }, VP_COLOURS[move.trump] || move.trump)];
+    case "draw":
+      return ["Draw a card"];
+    case "discard":
+      return ["Discard ", chips([move.card]), move.location ? ` to the ${move.location}` : ""];
+    case "hunt":
+      return [`Hunt at the ${move.colour} `, chips(move.cards)];
+    case "collect":
+      return [`Collect the ${move.location}`, move.cards && move.cards.length ? [" with ", chips(move.cards)] : ""];
+    case "move":
+      return [el("strong", {}, `${move.metamorphosis.toUpperCase()} `), `${changeWords(move.metamorphosis)}, ${TURNING[move.direction]}`];
+    default:
+      return [JSON.stringify(move)];
+  }
+}
+
+const changeWords = (m) => Object.entries(CHANGE[m]).map(([a, b]) => `${a}→${b}`).join(" ");
+
+// -- sending a command ---------------------------------------------------------------------------
+
+async function send(command) {
+  if (game.sending) return;
+  game.sending = true;
+  hideRefusal();
+  setMoves(game.moves, game.previews, "sending");
+  try {
+    const response = await fetch(urls.commands, { method: "POST", headers: headers(true), body: JSON.stringify(command) });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      showRefusal(body.error || { code: String(response.status), message: response.statusText });
+      game.movesVersion = null; // ask again: the table may have moved on
+    } else {
+      game.awaiting = body.version;
+      game.selected.clear();
+      game.pick = { metamorphosis: null, direction: null };
+      nudge(body.version);
+    }
+  } catch (error) {
+    showRefusal({ code: "network", message: error.message });
+    game.movesVersion = null;
+  } finally {
+    game.sending = false;
+    if (game.awaiting && game.version >= game.awaiting) game.awaiting = 0;
+    refreshTurn();
+  }
+}
+
+function showRefusal(error) {
+  const box = $("refusal");
+  box.dataset.code = error.code || "";
+  box.dataset.rule = error.rule || "";
+  box.replaceChildren(
+    el("strong", {}, error.rule ? `Refused — ruling ${error.rule}` : "Refused"),
+    el("span", { class: "refusal-message" }, ` ${error.message}`),
+  );
+  box.hidden = false;
+}
+
+function hideRefusal() {
+  $("refusal").hidden = true;
+  $("refusal").replaceChildren();
+}
+
+// -- your hand: tap to play (Voodoo Prince), pick and play (Vampire Queen) ---------------------
+
+function drawHand() {
+  const box = $("my-hand");
+  const v = game.view;
+  const hand = v && v.private && v.private.hand;
+  if (!hand) {
+    box.replaceChildren();
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const ready = $("moves").dataset.state === "ready" && myTurn();
+  const cards = hand.map((code, i) => {
+    if (v.game !== "voodoo-prince" && v.game !== "vampire-queen") {
+      return el("span", { class: "hand-card", "data-card": code }, card(v.game, code));
+    }
+    const picked = v.game === "vampire-queen" && game.selected.has(i);
+    const button = el("button", { type: "button", class: `hand-card${picked ? " picked" : ""}`, "data-card": code,
+      "aria-pressed": v.game === "vampire-queen" ? String(picked) : null, title: code }, card(v.game, code));
+    button.disabled = !ready;
+    button.addEventListener("click", () => {
+      if (v.game === "voodoo-prince") send({ type: "play", card: code });
+      else if (v.game === "vampire-queen") {
+        if (game.selected.has(i)) game.selected.delete(i);
+        else game.selected.add(i);
+        drawHand();
+      }
+    });
+    return button;
+  });
+  const parts = [el("h3", {}, `Your hand (${hand.length})`), el("div", { class: "hand-cards" }, cards)];
+  if (v.game === "vampire-queen" && myTurn()) {
+    const chosen = [...game.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
+    const play = el("button", { type: "button", id: "play-selected", class: "primary" },
+      chosen.length ? ["Play ", chips(chosen)] : "Pick cards to play");
+    play.disabled = !ready || !chosen.length;
+    play.addEventListener("click", () => send({ type: "play", cards: chosen }));
+    parts.push(el("div", { class: "compose" }, play));
+  }
+  box.replaceChildren(...parts);
+}
+
+// -- VampiRing: try a metamorphosis and a direction, see the landings, confirm -----------------
+
+function drawPicker(state) {
+  const box = $("picker");
+  if (data.game !== "vampiring" || !myTurn() || !game.previews) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  const ready = state === "ready";
+  const own = game.view.state.vampires[you] || {};
+  const group = (label, choices, key) => el("div", { class: "pick-group", role: "group", "aria-label": label },
+    el("span", { class: "pick-label" }, label),
+    choices.map(([value, text]) => {
+      const button = el("button", { type: "button", class: `pick${game.pick[key] === value ? " chosen" : ""}`,
+        "data-pick": key, "data-value": value, "aria-pressed": String(game.pick[key] === value) }, text);
+      button.disabled = !ready;
+      button.addEventListener("click", () => {
+        game.pick[key] = value;
+        drawPicker($("moves").dataset.state);
+        markLandings();
+      });
+      return button;
+    }));
+  const shapes = Object.values(own).map((v) => v.shape);
+  const meta = (m) => shapes.map((s) => `${SHAPE[s]}→${SHAPE[CHANGE[m][s]]}`).filter((x, i, all) => all.indexOf(x) === i).join(", ");
+  const chosen = chosenMove();
+  const confirm = el("button", { type: "button", id: "confirm", class: "primary" },
+    chosen ? ["Confirm ", el("strong", {}, `${chosen.metamorphosis.toUpperCase()} ${TURNING[chosen.direction]}`)] : "Pick both to confirm");
+  confirm.disabled = !ready || !chosen;
+  confirm.addEventListener("click", () => chosen && send(chosen));
+  const preview = previewOf(chosen);
+  const summary = preview ? el("ul", { class: "landing-list" }, Object.entries(preview.vampires).map(([vid, v]) => el("li", {
+    "data-id": vid, "data-position": v.position },
+  `${SHAPE[v.shape]} lands on #${v.position} (${cardName(v.position)})${v.path.length > 2 ? `, via ${v.path.slice(1, -1).map((p) => `#${p}`).join(" ")}` : ""}`))) : null;
+  box.replaceChildren(
+    group("Metamorphosis", [["a", `A: ${meta("a")}`], ["b", `B: ${meta("b")}`]], "metamorphosis"),
+    group("Direction", [["cw", TURNING.cw], ["ccw", TURNING.ccw]], "direction"),
+    summary, el("div", { class: "compose" }, confirm));
+}
+
+function chosenMove() {
+  const { metamorphosis, direction } = game.pick;
+  if (!metamorphosis || !direction) return null;
+  return game.moves.find((m) => m.metamorphosis === metamorphosis && m.direction === direction) || null;
+}
+
+function previewOf(move) {
+  if (!move || !game.previews) return null;
+  const i = game.moves.indexOf(move);
+  return i >= 0 ? game.previews[i] : null;
+}
+
+function cardName(position) {
+  const c = game.view.state.ring[position];
+  return c.startsWith("home:") ? `${c.slice(5)}'s Home` : c;
+}
+
+function tryMove(move) {
+  game.pick = { metamorphosis: move.metamorphosis, direction: move.direction };
+  drawPicker($("moves").dataset.state);
+  markLandings();
+}
+
+// Where the chosen move would put each vampire: dark pawns on the ring, as in the original.
+function markLandings() {
+  for (const old of document.querySelectorAll("#table .landing, #table .ring-card.path")) {
+    if (old.classList.contains("landing")) old.remove();
+    else old.classList.remove("path", "landing-card");
+  }
+  if (!myTurn()) return;
+  const preview = previewOf(chosenMove());
+  if (!preview) return;
+  for (const [vid, v] of Object.entries(preview.vampires)) {
+    for (const position of v.path.slice(1, -1)) {
+      const passed = document.querySelector(`#table .ring-card[data-position="${position}"]`);
+      if (passed) passed.classList.add("path");
+    }
+    const target = document.querySelector(`#table .ring-card[data-position="${v.position}"]`);
+    if (!target) continue;
+    target.classList.add("path", "landing-card");
+    target.querySelector(".tokens").append(el("span", { class: "vampire landing", "data-id": vid, "data-shape": v.shape,
+      title: `your ${SHAPE[v.shape]} would land here` }, v.shape));
+  }
+}
+
+// -- the host: invitations and abort -------------------------------------------------------------
+
+async function drawHost() {
+  if (!host) return;
+  $("host-panel").hidden = false;
+  $("abort-form").hidden = false;
+  let kept = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(INVITES_KEY) || "null");
+  } catch {
+    kept = null;
+  }
+  if (!kept) {
+    $("invite-note").textContent = "The invitation links are shown only in the browser tab that created the game: "
+      + "the server keeps no token, only its fingerprint.";
+    return;
+  }
+  $("invite-note").textContent = "Send each player their own link (or let them scan its code). Anyone with a link plays that seat; "
+    + "without one, the page shows the table to watch.";
+  const bots = kept.bots || {};
+  const humans = data.players.filter((p) => !bots[p]);
+  let invitations = [];
+  if (humans.length) {
+    try {
+      const response = await fetch(urls.invitations, { method: "POST", headers: headers(true),
+        body: JSON.stringify({ tokens: humans.map((p) => kept.player_tokens[p]).filter(Boolean) }) });
+      const body = await response.json();
+      if (!response.ok) throw new Error(errorText(body, response));
+      invitations = body.invitations;
+    } catch (error) {
+      showProblem(`Could not make the invitation links: ${error.message}`);
+    }
+  }
+  const byPlayer = Object.fromEntries(invitations.map((i) => [i.player, i]));
+  $("invitations").replaceChildren(...data.players.map((p) => {
+    if (bots[p]) {
+      return el("li", { class: "invite bot", "data-player": p }, el("span", { class: "invite-name" }, p),
+        el("span", { class: "badge" }, `played by the server (${bots[p]})`));
+    }
+    const inv = byPlayer[p];
+    if (!inv) return el("li", { class: "invite", "data-player": p }, el("span", { class: "invite-name" }, p));
+    const copy = el("button", { type: "button", class: "copy" }, "Copy link");
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(inv.url);
+        copy.textContent = "Copied";
+      } catch {
+        copy.textContent = "Select the link to copy it";
+      }
+    });
+    return el("li", { class: "invite", "data-player": p },
+      el("span", { class: "invite-name" }, p),
+      el("a", { class: "invite-link", href: inv.url, "data-invite": p, target: "_blank", rel: "noopener noreferrer" }, "open as " + p),
+      copy,
+      el("details", { class: "qr" }, el("summary", {}, "QR code"),
+        el("img", { src: inv.qr, alt: `QR code of ${p}'s invitation link`, width: 180, height: 180, "data-qr": p })));
+  }));
+}
+
+$("abort-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const reason = $("abort-reason").value.trim();
+  if (!reason) return;
+  const response = await fetch(urls.abort, { method: "POST", headers: headers(true), body: JSON.stringify({ reason }) });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) showProblem(`Could not abort: ${errorText(body, response)}`);
+  else applyView(body);
+});
+
+// -- start ----------------------------------------------------------------------------------------
+
+$("who").textContent = you ? `you are ${you}` : host ? "host" : "spectator";
+drawHost();
+getJSON(viewUrl()).then(async (view) => {
+  applyView(view);
+  connect();
+  await catchUpLog(view.version).catch(() => {});
+}).catch((error) => {
+  showProblem(`Could not load the game: ${error.message}`);
+  connect();
+});
