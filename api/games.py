@@ -11,6 +11,7 @@ from api.errors import GruftBlueprint
 from api.reads import games_page
 from domain.core import SPECTATOR
 from service import Games
+from service.logfilter import LogFilter
 
 # Schemas are passed as instances: webargs would build a new one from a class on every request.
 blp = GruftBlueprint("games", __name__, description="Games, their commands, views and logs")
@@ -118,9 +119,11 @@ class Events(MethodView):
     @blp.response(200, schemas.EventsPage)
     @documented(400, 401, 404)
     def get(self, query, game_id):
-        """The event log, redacted to what the caller may see; with ?wait=S, a long poll."""
+        """The event log, redacted to what the caller may see; with ?wait=S, a long poll;
+        filtered by ?player= (events they made or are named in) and ?type= (comma-separated)."""
+        only = LogFilter.parse(query.get("player"), query.get("type"))
         events, next_after = games().log(game_id, viewer(game_id), query["after"],
-                                         query["limit"], wait=query["wait"])
+                                         query["limit"], wait=query["wait"], only=only)
         return {"events": events, "next_after": next_after}
 
 

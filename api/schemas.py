@@ -189,6 +189,15 @@ class EventsQuery(StrictSchema):
                             "description": "long polling: when no event is after `after`, answer "
                                            "as soon as one is stored, or empty after this many "
                                            "seconds (0-30)"})
+    player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH), metadata={
+        "description": "only the events this player made or is named in, judged on each event "
+                       "as the caller may see it (a hidden field never decides); a name that "
+                       "does not play in the game is a 400"})
+    type = fields.String(validate=validate.Length(1, 1000), metadata={
+        "description": "only events of these types (comma-separated, e.g. `Played,RoundEnded`); "
+                       "a type the game never records is a 400 whose message lists the game's "
+                       "event types. Versions stay as stored; `next_after` pages on through the "
+                       "matches"})
 
 
 class StreamQuery(StrictSchema):

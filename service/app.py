@@ -33,6 +33,7 @@ from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.live import Live
+from service.logfilter import LogFilter
 from service.seats import BotSeats, check_bots, with_bots
 from service.settings import storage_env
 from service.sqlite import tune_pool
@@ -469,31 +470,56 @@ class Games(Application):
         return viewer
 
     def log(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100,
-            wait: float = 0.0) -> tuple[list[dict[str, Any]], int | None]:
+            wait: float = 0.0, only: LogFilter | None = None
+            ) -> tuple[list[dict[str, Any]], int | None]:
         """A page of the log as the viewer may see it, and the `after` of the next page.
 
         With `wait` (long polling), a page that would be empty waits until an event after
-        `after` is stored, at most `wait` seconds; a game that is over never waits.
+        `after` is stored, at most `wait` seconds; a game that is over never waits. With `only`,
+        the page holds the events that filter keeps, their versions as stored.
         """
         if wait <= 0:
-            return self._log_page(self.game(game_id), viewer, after, limit)
+            return self._log_page(self.game(game_id), viewer, after, limit, only)
         deadline = time.monotonic() + wait
         with self.live.watch(parse_game_id(game_id)) as watch:
             while True:  # registered first, then read: nothing stored after the read is missed
                 game = self.game(game_id)
-                page, cursor = self._log_page(game, viewer, after, limit)
+                page, cursor = self._log_page(game, viewer, after, limit, only)
                 remaining = deadline - time.monotonic()
                 if page or game.finished or remaining <= 0:
                     return page, cursor
                 watch.wait(max(after, game.version), remaining)
 
-    def _log_page(self, game: Game, viewer: Viewer, after: int, limit: int
-                  ) -> tuple[list[dict[str, Any]], int | None]:
+    def _log_page(self, game: Game, viewer: Viewer, after: int, limit: int,
+                  only: LogFilter | None = None) -> tuple[list[dict[str, Any]], int | None]:
         limit = max(1, min(limit, EVENTS_PAGE_MAX))
+        if only is not None:
+            return self._filtered_page(game, viewer, after, limit, only)
         stored = list(self.repository.event_store.get(game.id, gt=after, limit=limit + 1))
         more = len(stored) > limit
         page = [self._shown(game, e, viewer) for e in stored[:limit]]
         return page, (page[-1]["version"] if more and page else None)
+
+    def _filtered_page(self, game: Game, viewer: Viewer, after: int, limit: int,
+                       only: LogFilter) -> tuple[list[dict[str, Any]], int | None]:
+        """The first `limit` events after `after` that `only` keeps, judged as `viewer` sees
+        each one (never on what is hidden from them), and the `after` of the next page."""
+        only.check(game)
+        page: list[dict[str, Any]] = []
+        while True:
+            stored = list(self.repository.event_store.get(game.id, gt=after,
+                                                          limit=EVENTS_PAGE_MAX))
+            for event in stored:
+                after = event.originator_version
+                if not only.keeps_type(type(event).__name__):
+                    continue
+                shown = self._shown(game, event, viewer)
+                if only.keeps(shown):
+                    if len(page) == limit:  # one more match: there is a next page
+                        return page, page[-1]["version"]
+                    page.append(shown)
+            if len(stored) < EVENTS_PAGE_MAX:
+                return page, None
 
     def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
         """Every event of a game, unredacted, with its chain links (export, audit)."""

@@ -214,6 +214,9 @@ class Game(Aggregate):
     TURN_RULE = ""  # the ruling that says whose turn it is
     END_RULE = ""  # the ruling that ends the game (cited by a command sent after the end)
     LOWER_SCORE_WINS = False  # whether the fewest points win (rankings and the viewer read it)
+    # (the event that plays a card to a trick, the event that ends a trick), for a game played
+    # in tricks: the viewer's jumps to the start of each trick (domain.core.landmarks)
+    TRICKS = None  # (no annotation: see the note at the top of the class)
     aborted = False  # set by GameAborted; a class default, so games stored before it read False
 
     class Event(Aggregate.Event):
@@ -349,6 +352,13 @@ class Game(Aggregate):
                             timestamp_text(timestamp), kwargs)
         return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
                                hash=digest, **kwargs)
+
+    @classmethod
+    def event_types(cls) -> list[str]:
+        """The name of every event this game records (its own and the shared ones), sorted."""
+        return sorted(name for name in dir(cls) if name != "Event"
+                      and isinstance(getattr(cls, name, None), type)
+                      and issubclass(getattr(cls, name), Game.Event))
 
     def _link(self, event_class: Any, fields: dict[str, Any]) -> tuple[Any, str, str]:
         """The next event's timestamp, previous hash and hash (the chain of docs/api.md)."""

@@ -53,6 +53,7 @@ class VoodooPrince(Game):
     }
     SECRET_FIELDS = {"RoundDealt": {"hands": PER_PLAYER, "undealt": HOST_ONLY}}
     DEAL_EVENTS = frozenset({"RoundDealt"})
+    TRICKS = ("CardPlayed", "TrickWon")  # VP-6: a trick is played card by card, then won
     NARRATOR = VoodooPrinceNarrator
     METRICS = (
         Metric("finishing_position", "place in which the player went out of a round "
