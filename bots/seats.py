@@ -9,12 +9,13 @@ default: every worker tries the lock, one wins, the others retry every few secon
 
 The runner works from the stored state alone. On start it finds every game with bot seats (the
 service's BotSeats records, by their event's topic) and looks at each; then it follows the log
-(polled every GRUFT_BOT_POLL seconds, 0.05 by default) and looks again at a bot game whenever
-it changes. A bot awaited there moves GRUFT_BOT_DELAY seconds later (0.3 by default, so people
-can follow; 0 in tests) through Games.run_command for its seat — the same commands and rules
-as anybody's — with the version it chose from as `expected_version`. If someone moved
-meanwhile, the store refuses the command (Conflict) and the runner looks again; a runner that
-dies between choosing and saving has stored nothing, and the next one chooses again.
+(woken by the live layer's news of each change, and polled every GRUFT_BOT_POLL seconds, 0.05
+by default) and looks again at a bot game whenever it changes. A bot awaited there moves
+GRUFT_BOT_DELAY seconds later (0.3 by default, so people can follow; 0 in tests) through
+Games.run_command for its seat — the same commands and rules as anybody's — with the version
+it chose from as `expected_version`. If someone moved meanwhile, the store refuses the command
+(Conflict) and the runner looks again; a runner that dies between choosing and saving has stored
+nothing, and the next one chooses again.
 """
 
 from __future__ import annotations
@@ -88,16 +89,22 @@ class BotRunner:
         games = self._games()
         if games is None:
             return False
-        self.start(games)
-        del games
-        while not stop.is_set():
-            wait = self.step()
-            if wait is None:
-                return False
-            if wait > 0:
-                self._wake.wait(wait)
-                self._wake.clear()
-        return True
+        # The live layer (service/live.py) tells of every change at once, this worker's or
+        # another's: a wake-up then; the poll stays as the fallback.
+        unsubscribe = games.live.subscribe(lambda game_id, version: self.nudge())
+        try:
+            self.start(games)
+            del games
+            while not stop.is_set():
+                wait = self.step()
+                if wait is None:
+                    return False
+                if wait > 0:
+                    self._wake.wait(wait)
+                    self._wake.clear()
+            return True
+        finally:
+            unsubscribe()
 
     def start(self, games: Games) -> None:
         """Find every game with bot seats; look at each at once (a move lost before is made)."""
