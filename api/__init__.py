@@ -8,12 +8,12 @@ from typing import Any
 
 from flask import Flask
 
-MAX_BODY_BYTES = 1 << 20  # 1 MiB; larger bodies get 413
+from api.inputs import MAX_BODY_BYTES  # larger get 413 (replay documents: MAX_DOCUMENT_BYTES)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
-    from api import cors, docs, games, live, play, replays, request_log, stats, viewer
+    from api import cors, docs, games, inputs, live, play, replays, request_log, stats, viewer
     from api.errors import GruftApi, register_error_handlers
     from service import Games
     from service.readmodels import read_models
@@ -32,6 +32,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     if test_config:
         app.config.from_mapping(test_config)
+    inputs.init_app(app)  # bounded bodies and URLs; before the JSON provider's options below
     app.json.sort_keys = False
     env = app.config["GRUFT_ENV"]
     store = Games(env=dict(os.environ) if env is None else env)

@@ -8,9 +8,11 @@ from eventsourcing.persistence import OperationalError
 from flask import Flask, jsonify
 from flask_smorest import Api, Blueprint
 from marshmallow import RAISE
-from webargs.flaskparser import FlaskParser
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import HTTPException
 
+from api.inputs import request_json
 from api.schemas import Error
 from domain.core import Aborted, BadCommand, BadSetup, Refusal
 from service import Conflict, Forbidden, GameNotFound, Unauthorized
@@ -40,6 +42,12 @@ class ContractParser(FlaskParser):
     DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
                                    "query": RAISE, "querystring": RAISE}
 
+    def _raw_load_json(self, req):
+        # The one bounded reader of api.inputs (depth, digits, surrogates, chunked size).
+        if not is_json_request(req) or not req.get_data(cache=True):
+            return core.missing
+        return request_json()
+
 
 class GruftBlueprint(Blueprint):
     """flask-smorest's Blueprint with the contract's parser (every API blueprint is one)."""
@@ -60,7 +68,11 @@ class GruftApi(Api):
             # webargs validation: name each field and what is wrong with it
             status = 400
             message = _describe(data.get("errors") or data.get("messages"))
-        return error_response(status, HTTP_CODES.get(status, "error"), message)
+        response, status = error_response(status, HTTP_CODES.get(status, "error"), message)
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":  # e.g. a 405's Allow (RFC 9110)
+                response.headers[name] = value
+        return response, status
 
 
 def _describe(messages: object) -> str:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import current_app
 from flask.views import MethodView
-from werkzeug.exceptions import BadRequest
 
 from api import schemas
 from api.errors import GruftBlueprint, error_response
 from api.games import documented as _documented
 from api.games import games, viewer
+from api.inputs import request_json
 from replays.document import build_document, verify
 from service.signing import SigningKey, check_signature
 
@@ -28,10 +28,7 @@ def check(document: dict):
 
 def json_body() -> object:
     """The raw JSON body (a document is checked by the verifier, not by a schema)."""
-    body = request.get_json(silent=True)
-    if body is None:
-        raise BadRequest("the body must be a JSON replay document")
-    return body
+    return request_json()  # bounded as every body is (api.inputs)
 
 
 @blp.route("/games/<game_id>/export")

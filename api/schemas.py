@@ -40,6 +40,18 @@ class Seed(fields.Field):
         return {"oneOf": [{"type": "integer"}, {"type": "string"}]}
 
 
+class WholeNumber(fields.Integer):
+    """An integer in a JSON body: "2", 2.9, 2.0 and true are refused, not converted (issue 16)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
 # -- errors ------------------------------------------------------------------------------
 
 class ErrorBody(Schema):
@@ -145,7 +157,7 @@ def _command_fields() -> dict[str, fields.Field]:
 CommandBody = StrictSchema.from_dict({
     "type": fields.String(required=True, metadata={"description": "see the rules page of the game"}),
     "player": fields.String(metadata={"description": "the host acts for this player"}),
-    "expected_version": fields.Integer(validate=validate.Range(0, MAX_CURSOR)),
+    "expected_version": WholeNumber(validate=validate.Range(0, MAX_CURSOR)),
     **_command_fields(),
 }, name="CommandBody")
 

@@ -114,6 +114,10 @@ def _check_shape(doc: Any, verdict: Verdict) -> bool:
     if missing:
         verdict.add(None, "malformed", f"the document lacks {', '.join(missing)}")
         return False
+    if not isinstance(doc["seed_commitment"], str):
+        # It starts the hash chain: anything else cannot be hashed (issue 16)
+        verdict.add(None, "malformed", "seed_commitment must be a string of hex digits")
+        return False
     if doc["format"] != FORMAT or doc["format_version"] != FORMAT_VERSION:
         verdict.add(None, "malformed", f"not a {FORMAT} document of format_version {FORMAT_VERSION}")
         return False

@@ -353,8 +353,7 @@ class Games(Application):
         """The game now, its events after `after` (none when None) redacted as the log redacts
         them, and the viewer's view after them: one message of a live stream."""
         game = self.game(game_id)
-        view = with_bots(game.view(self._seat_viewer(game, viewer, player, public_ok=True)),
-                         self.bot_seats(game.id))
+        view = game.view(self._seat_viewer(game, viewer, player, public_ok=True))
         events: list[dict[str, Any]] = []
         if after is not None and after < game.version:
             stored = self.repository.event_store.get(game.id, gt=after, lte=game.version)

@@ -1,0 +1,134 @@
+"""Request input, read one way for every route: bodies bounded in size, depth, numbers and
+Unicode; no NUL byte in a body's text or in a URL.
+
+Every JSON body — webargs' schemas, the replay documents, Flask's own ``get_json`` — is parsed
+here, so hostile input (deep nesting, 5,000-digit numbers, lone surrogates, NaN, NUL, a chunked
+body past the bound) is a 400 or 413 in the error shape before any schema, hash or store sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
+
+MAX_BODY_BYTES = 1 << 20  # 1 MiB: commands and setups are a few hundred bytes
+# Replay documents (verify, import). The largest export measured at the options' limits: a
+# 12-player, 20-phase Vampire Queen game with 40-character names of astral-plane characters
+# (12 bytes each as Flask escapes them) and a 200-character seed, random play over 20 seeds:
+# 4.34 MB (1.6 MB with ASCII names). 8 MiB leaves nearly twice that (tests/api/test_limits.py).
+MAX_DOCUMENT_BYTES = 8 << 20
+DOCUMENT_ENDPOINTS = frozenset({"replays.VerifyReplay", "replays.ImportReplay"})
+# Deeper than any request needs (a replay document nests 8 levels): nothing that walks a body
+# afterwards (schemas, canonical JSON, hashing) can recurse far.
+MAX_DEPTH = 32
+# A \uD800-\uDFFF or \u0000 escape: only such an escape can put a surrogate into parsed text,
+# since the body itself is decoded as strict UTF-8 (and a raw NUL is not valid JSON text).
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:[dD][89abcdefABCDEF]|0000)")
+
+
+class BodyError(ValueError):
+    """JSON text the server does not accept (a ValueError, as get_json expects)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise BodyError(f"{name} is not a JSON number")
+
+
+def parse(data: bytes | str) -> Any:
+    """A JSON body as Python values, or BodyError / json.JSONDecodeError saying what is wrong."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data  # RFC 8259: UTF-8
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise BodyError(f"the body nests deeper than {MAX_DEPTH} levels") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits) ..."
+        if "digits" in str(exc):
+            raise BodyError("a number in the body has more than 4,300 digits") from None
+        raise
+    _check_tree(value, _SUSPECT_ESCAPE.search(text) is not None)
+    return value
+
+
+def _check_tree(value: Any, suspect: bool) -> None:
+    """Bounded depth; no lone surrogate (it cannot be hashed) and no NUL (PostgreSQL text cannot
+    hold it) in any key or string."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+            if suspect:
+                _check_texts(node.keys())
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise BodyError(f"the body nests deeper than {MAX_DEPTH} levels")
+        if suspect:
+            _check_texts(c for c in children if isinstance(c, str))
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    if suspect and isinstance(value, str):
+        _check_texts([value])
+
+
+def _check_texts(texts) -> None:
+    for text in texts:
+        if "\x00" in text:
+            raise BodyError("the body holds a NUL character (\\u0000)")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BodyError("the body holds a lone surrogate (\\ud800-\\udfff): not a "
+                            "Unicode character") from None
+
+
+def request_json() -> Any:
+    """This request's JSON body; BadRequest (400) or RequestEntityTooLarge (413) if unacceptable."""
+    data = request.get_data(cache=True)
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(data) >= limit:
+        # A chunked body: werkzeug stops reading at the bound without saying so.
+        raise RequestEntityTooLarge()
+    if not data:
+        raise BadRequest("the body must be JSON")
+    try:
+        return parse(data)
+    except UnicodeDecodeError:
+        raise BadRequest("the body is not UTF-8") from None
+    except ValueError as exc:  # BodyError, json.JSONDecodeError
+        raise BadRequest(f"Invalid JSON body: {exc}") from None
+
+
+class BoundedJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, whose ``loads`` (request.get_json) applies the same bounds."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        if kwargs:
+            return super().loads(s, **kwargs)
+        return parse(s)
+
+
+def init_app(app: Flask) -> None:
+    """Bound every body: MAX_BODY_BYTES, and MAX_DOCUMENT_BYTES where a replay document comes."""
+    app.json = BoundedJSONProvider(app)
+
+    @app.before_request
+    def refuse_nul() -> None:
+        # PostgreSQL text cannot hold NUL: a name filter with one was a DataError (a 500).
+        if "\x00" in request.path or any("\x00" in key or "\x00" in value
+                                          for key, value in request.args.items(multi=True)):
+            raise BadRequest("the URL holds a NUL byte (%00)")
+
+    @app.before_request
+    def bound_documents() -> None:
+        if request.endpoint in DOCUMENT_ENDPOINTS:
+            request.max_content_length = app.config.get("GRUFT_MAX_DOCUMENT_BYTES",
+                                                        MAX_DOCUMENT_BYTES)
