@@ -97,6 +97,9 @@ class View(Schema):
     options = fields.Dict()
     state = fields.Dict(required=True)
     seed = fields.Raw(metadata={"description": "only for the host, or once the game is over"})
+    salt = fields.String(metadata={"description": "the seed commitment's salt (64 hex digits), "
+                                   "shown with the seed: only for the host, or once the game is "
+                                   "over; absent for a game imported from a format 1 document"})
     you = fields.String()
     private = fields.Dict()
     bots = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description":
@@ -264,7 +267,9 @@ class Document(Schema):
     players = fields.List(fields.String(), required=True)
     options = fields.Dict(required=True)
     seed = fields.Raw(required=True)
-    seed_commitment = fields.String(required=True)
+    seed_commitment = fields.String(required=True, metadata={
+        "description": 'format 2: SHA-256 hex of salt + ":" + str(seed); format 1: of str(seed)'})
+    salt = fields.String(metadata={"description": "format 2 only: 64 hex digits, server-drawn"})
     created_at = fields.String(required=True)
     status = fields.String()
     events = fields.List(fields.Nested(ChainedEvent), required=True)
@@ -274,6 +279,10 @@ class Document(Schema):
 
 class Verdict(Schema):
     valid = fields.Boolean(required=True)
+    signature = fields.String(validate=validate.OneOf(
+        ["verified", "unverified", "untrusted", "invalid", "unchecked"]), metadata={
+        "description": "verified: by this server's key; untrusted: a valid signature by a key "
+                       "this server does not know; invalid: it does not match the document"})
     problems = fields.List(fields.Dict(), required=True,
                            metadata={"description": "[{version, code, message}], first problem first"})
     scores = fields.Dict(allow_none=True, required=True)

@@ -4,7 +4,12 @@ Verification trusts nothing in the document: it checks the hash chain and the si
 the seed against its commitment, then starts the game again from the recorded setup (so seeded
 deals are dealt again from the revealed seed), turns every recorded player action back into a
 command, runs it through the rules and expects exactly the recorded follow-up events; finally it
-recomputes the scores. The first problem found names its version.
+recomputes the scores. The first problem found names its version; a problem's message never
+repeats it (`describe` puts the two together for a reader).
+
+Format 2 (every game the service creates) commits to the seed with a salt: `seed_commitment` =
+SHA-256 of `salt + ":" + str(seed)`, the salt revealed with the seed. Format 1 documents (no salt,
+SHA-256 of `str(seed)`) keep verifying as they always did; a game imported from one stays format 1.
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from domain.core import (
     seed_commitment,
 )
 from domain.core.chain import timestamp_text
+from domain.core.dealing import is_salt
 
 FORMAT = "gruft-replay"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # what the service exports; a game without a salt still exports as 1
+FORMAT_VERSIONS = (1, 2)
 ABORTED = "GameAborted"  # the host's abort (domain.core.game): re-run as the host's, not a player's
 REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
             "seed_commitment", "created_at", "events", "final", "signature")
@@ -44,7 +51,7 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
     """The signed replay document of a game and its stored event records."""
     doc: dict[str, Any] = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if game.salt is not None else 1,
         "game": game.KEY,
         "game_id": str(game.id),
         "players": list(game.players),
@@ -56,6 +63,8 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
         "events": records,
         "final": {"scores": dict(game.scores), "winners": list(game.winners)},
     }
+    if game.salt is not None:
+        doc["salt"] = game.salt  # revealed with the seed: the export is the host's until the end
     doc["signature"] = {"alg": "ed25519", "key": public_pem, "value": sign(unsigned(doc))}
     return doc
 
@@ -68,17 +77,33 @@ class Verdict:
     scores: dict[str, int] | None = None
     winners: list[str] | None = None
     game: Game | None = None
+    # SIGNATURE_STATES: "verified" (by a trusted key), "unverified" (it matches the document's
+    # own key, but no trusted key was given to pin it), "untrusted", "invalid", or "unchecked"
+    # (the caller checked the rules only, no signature)
+    signature: str = "unchecked"
 
     @property
     def valid(self) -> bool:
-        return not self.problems
+        """Nothing wrong found, and no signature left unverified: a document that only agrees
+        with its own key is never called valid (anyone can sign a forgery with a key of theirs)."""
+        return not self.problems and self.signature != "unverified"
 
     def add(self, version: int | None, code: str, message: str) -> None:
         self.problems.append({"version": version, "code": code, "message": message})
 
     def as_json(self) -> dict[str, Any]:
-        return {"valid": self.valid, "problems": self.problems, "scores": self.scores,
-                "winners": self.winners}
+        return {"valid": self.valid, "signature": self.signature, "problems": self.problems,
+                "scores": self.scores, "winners": self.winners}
+
+
+SIGNATURE_STATES = ("verified", "unverified", "untrusted", "invalid", "unchecked")
+
+
+def describe(problem: dict[str, Any]) -> str:
+    """One problem for a reader: where (its version, or the document) and what, each once."""
+    version = problem.get("version")
+    where = "document" if version is None else f"version {version}"
+    return f"{where}: {problem['message']}"
 
 
 def verify(document: Any, trusted_keys: list[str] | None = None,
@@ -90,9 +115,8 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
     if check_signature is not None:
         _check_signature(document, verdict, trusted_keys, check_signature)
     _check_chain(document, verdict)
-    if str(document["seed"]) != "" and seed_commitment(document["seed"]) != document["seed_commitment"]:
-        verdict.add(None, "seed_mismatch",
-                    "the seed does not match its commitment (SHA-256 of str(seed))")
+    _check_times(document, verdict)
+    _check_seed(document, verdict)
     game = _rerun(document, verdict)
     if game is not None:
         verdict.game = game
@@ -118,8 +142,15 @@ def _check_shape(doc: Any, verdict: Verdict) -> bool:
         # It starts the hash chain: anything else cannot be hashed (issue 16)
         verdict.add(None, "malformed", "seed_commitment must be a string of hex digits")
         return False
-    if doc["format"] != FORMAT or doc["format_version"] != FORMAT_VERSION:
-        verdict.add(None, "malformed", f"not a {FORMAT} document of format_version {FORMAT_VERSION}")
+    if doc["format"] != FORMAT or doc["format_version"] not in FORMAT_VERSIONS or isinstance(
+            doc["format_version"], bool):
+        verdict.add(None, "malformed", f"not a {FORMAT} document of format_version 1 or 2")
+        return False
+    if doc["format_version"] == 2 and not is_salt(doc.get("salt")):
+        verdict.add(None, "malformed", "a format 2 document carries its salt: 64 hex digits")
+        return False
+    if doc["format_version"] == 1 and "salt" in doc:
+        verdict.add(None, "malformed", "a format 1 document has no salt (format 2 has)")
         return False
     events = doc["events"]
     if not isinstance(events, list) or not events or not all(
@@ -128,12 +159,11 @@ def _check_shape(doc: Any, verdict: Verdict) -> bool:
             for e in events):
         verdict.add(None, "malformed", "events must be a non-empty list of event records")
         return False
-    try:
-        for record in events:
-            _parse_time(record["timestamp"])
-    except ValueError:
-        verdict.add(None, "malformed", "event timestamps must be ISO 8601 with an offset")
-        return False
+    for version, record in enumerate(events, start=1):
+        if _parse_time(record["timestamp"]) is None:
+            verdict.add(version, "bad_timestamp",
+                        f"the timestamp {record['timestamp'][:40]!r} is not ISO 8601 with an offset")
+            return False
     if not isinstance(doc["signature"], dict):
         verdict.add(None, "malformed", "signature must be an object")
         return False
@@ -143,14 +173,63 @@ def _check_shape(doc: Any, verdict: Verdict) -> bool:
 def _check_signature(doc: dict, verdict: Verdict, trusted_keys: list[str] | None, check) -> None:
     sig = doc["signature"]
     key, value = sig.get("key"), sig.get("value")
+    verdict.signature = "invalid"
     if sig.get("alg") != "ed25519" or not isinstance(key, str) or not isinstance(value, str):
         verdict.add(None, "signature_invalid", "the signature must be {alg: ed25519, key, value}")
     elif not check(key, unsigned(doc), value):
         verdict.add(None, "signature_invalid",
                     "the signature does not match the document: something was changed after export")
-    elif trusted_keys is not None and key.strip() not in [k.strip() for k in trusted_keys]:
+    elif trusted_keys is None:
+        verdict.signature = "unverified"  # consistent with its own key, which proves nothing
+    elif key.strip() not in [k.strip() for k in trusted_keys]:
+        verdict.signature = "untrusted"
         verdict.add(None, "untrusted_key",
                     "the document is signed by a key this server does not know (GET /signing-key)")
+    else:
+        verdict.signature = "verified"
+
+
+def _check_times(doc: dict, verdict: Verdict) -> None:
+    """Timestamps only go forward, and the document's created_at is the creation's own.
+
+    What else a timestamp says is covered by the chain (each is in its event's hash) and the
+    signature: an edit that keeps the order and recomputes the chain shows only as a signature
+    that is not the server's; nothing else in the document records when an event happened.
+    """
+    records = doc["events"]
+    previous = _parse_time(records[0]["timestamp"])
+    if doc["created_at"] != records[0]["timestamp"]:
+        verdict.add(None, "bad_timestamp",
+                    f"created_at {str(doc['created_at'])[:40]!r} is not the creation event's "
+                    f"timestamp {records[0]['timestamp']!r}")
+    for version, record in enumerate(records[1:], start=2):
+        stamp = _parse_time(record["timestamp"])
+        if stamp < previous:
+            verdict.add(version, "bad_timestamp",
+                        f"the timestamp {record['timestamp']} is earlier than the event before "
+                        f"({records[version - 2]['timestamp']}): events are stored in time order")
+            return
+        previous = stamp
+
+
+def _check_seed(doc: dict, verdict: Verdict) -> None:
+    """The revealed seed (and salt, format 2) give the commitment the game showed from the start,
+    and the document's setup is the creation event's."""
+    salt = doc.get("salt") if doc["format_version"] == 2 else None
+    if seed_commitment(doc["seed"], salt) != doc["seed_commitment"]:
+        formula = 'salt + ":" + str(seed)' if salt is not None else "str(seed)"
+        verdict.add(None, "seed_mismatch",
+                    f"the seed does not match its commitment (SHA-256 of {formula})")
+    created = doc["events"][0]
+    if created["type"] != "Created":
+        return  # the re-run names it
+    recorded = {k: created["data"].get(k) for k in ("seed", "salt", "seed_commitment", "players",
+                                                   "options")}
+    claimed = {k: doc.get(k) for k in recorded}
+    if canonical(recorded) != canonical(claimed):
+        differ = ", ".join(k for k in recorded if canonical(recorded[k]) != canonical(claimed[k]))
+        verdict.add(1, "event_mismatch",
+                    f"the creation event's {differ} differ from the document's")
 
 
 def _check_chain(doc: dict, verdict: Verdict) -> None:
@@ -163,13 +242,11 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
                         "an event was dropped, inserted or reordered")
             return
         if record.get("prev_hash") != prev:
-            verdict.add(version, "chain_broken",
-                        f"version {version}: prev_hash does not link to the event before")
+            verdict.add(version, "chain_broken", "prev_hash does not link to the event before")
             return
         digest = event_hash(prev, version, record["type"], record["timestamp"], record["data"])
         if record.get("hash") != digest:
-            verdict.add(version, "chain_broken",
-                        f"version {version}: hash does not match the event's content")
+            verdict.add(version, "chain_broken", "hash does not match the event's content")
             return
         prev = digest
 
@@ -187,13 +264,14 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
         verdict.add(1, "event_mismatch", "version 1 must be the game's creation")
         return None
     setup = created["data"]
-    stamps = (_parse_time(r["timestamp"]) for r in records)
+    stamps = (_parse_time(r["timestamp"]) for r in records)  # all parsed: _check_shape
     with recorded_timestamps(stamps):
         try:
             game = cls.start(setup.get("players"), seed=setup.get("seed"),
-                             options=setup.get("options"), deal=setup.get("deal"))
+                             options=setup.get("options"), deal=setup.get("deal"),
+                             salt=setup.get("salt"))
         except GameError as exc:
-            verdict.add(1, "bad_setup", f"version 1: the recorded setup cannot start a game: {exc}")
+            verdict.add(1, "bad_setup", f"the recorded setup cannot start a game: {exc}")
             return None
         position = 0
         if not _match(game, records, position, verdict):
@@ -211,7 +289,7 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
             command = cls.COMMAND_EVENTS.get(record["type"])
             if command is None:
                 verdict.add(version, "event_mismatch",
-                            f"version {version}: {record['type']} is not a player's action here; "
+                            f"{record['type']} is not a player's action here; "
                             "the rules produce no such event at this point")
                 return None
             command_type, fields = command
@@ -221,10 +299,10 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
             try:
                 game.execute(player, order)
             except Refusal as exc:
-                verdict.add(version, "illegal_move", f"version {version}: {exc.message} ({exc.rule})")
+                verdict.add(version, "illegal_move", f"{exc.message} ({exc.rule})")
                 return None
             except BadCommand as exc:
-                verdict.add(version, "illegal_move", f"version {version}: {player}: {exc}")
+                verdict.add(version, "illegal_move", f"{player}: {exc}")
                 return None
             if not _match(game, records, position, verdict):
                 return None
@@ -237,7 +315,7 @@ def _rerun_abort(game: Game, record: dict, version: int, verdict: Verdict) -> bo
     try:
         game.abort(record["data"].get("reason"))
     except (Refusal, BadCommand) as exc:
-        verdict.add(version, "illegal_move", f"version {version}: the abort is refused: {exc}")
+        verdict.add(version, "illegal_move", f"the abort is refused: {exc}")
         return False
     return True
 
@@ -253,19 +331,59 @@ def _match(game: Game, records: list[dict], position: int, verdict: Verdict) -> 
         expected = {"type": type(event).__name__, "data": event_data(event)}
         if version > len(records):
             verdict.add(version, "event_missing",
-                        f"version {version}: the rules produce {expected['type']} but the record ends")
+                        f"the rules produce {expected['type']} but the record ends")
             return False
         record = records[version - 1]
         found = {"type": record["type"], "data": record["data"]}
         if canonical(found) != canonical(expected):
+            if _edited_secret_move(type(game), records, version, expected, verdict):
+                return False
             dealt = expected["type"] in type(game).DEAL_EVENTS
             what = "the deal is not what the revealed seed produces" if dealt else (
                 f"the record has {record['type']} {canonical(record['data'])[:200]}, the rules give "
                 f"{expected['type']} {canonical(expected['data'])[:200]}")
-            verdict.add(version, "event_mismatch", f"version {version}: {what}")
+            verdict.add(version, "event_mismatch", what)
             return False
     return True
 
 
-def _parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+def _edited_secret_move(cls: type[Game], records: list[dict], version: int, expected: dict,
+                        verdict: Verdict) -> bool:
+    """Name an edited secret move at its own version (VR-4: moves are revealed later).
+
+    The re-run takes each secret move as recorded, so an edited one surfaces only where the
+    moves are revealed. There, the recorded reveal is the witness: a move recorded otherwise
+    than the reveal at `version` shows it is the move that was changed.
+    """
+    field_name = cls.REVEALED_MOVES.get(expected["type"])
+    revealed = records[version - 1]["data"].get(field_name) if field_name else None
+    if not isinstance(revealed, dict):
+        return False
+    submitted: dict[str, int] = {}  # player -> version of their move since the last reveal
+    for earlier in range(version - 1, 0, -1):
+        record = records[earlier - 1]
+        if record["type"] in cls.REVEALED_MOVES:
+            break
+        if record["type"] in cls.COMMAND_EVENTS:
+            submitted.setdefault(record["data"].get("player"), earlier)
+    for move_version in sorted(submitted.values()):
+        record = records[move_version - 1]
+        player = record["data"].get("player")
+        fields = cls.COMMAND_EVENTS[record["type"]][1]
+        move = {f: record["data"].get(f) for f in fields}
+        if player in revealed and canonical(move) != canonical(revealed[player]):
+            verdict.add(move_version, "event_mismatch",
+                        f"{player}'s move is recorded as {canonical(move)}, but the "
+                        f"{expected['type']} at version {version} reveals "
+                        f"{canonical(revealed[player])}: the move was edited")
+            return True
+    return False
+
+
+def _parse_time(text: str) -> datetime | None:
+    """An event timestamp: ISO 8601 with an offset (None if it is not one)."""
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else None

@@ -1,4 +1,9 @@
-"""`gruft verify FILE`: check a replay document offline (exit 0 valid, 1 invalid, 2 unreadable)."""
+"""`gruft verify FILE`: check a replay document offline.
+
+Exit status: 0 valid and signed by the trusted key (--key); 1 invalid (a problem found);
+2 unreadable, or nothing wrong found but the signature unverified (no --key given: a document
+that only agrees with its own key proves nothing, anyone can sign a forgery with a key of theirs).
+"""
 
 from __future__ import annotations
 
@@ -6,43 +11,73 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from replays.document import verify
+from replays.document import Verdict, describe, verify
+from replays.terminal import reader_left, result_text
 from service.signing import check_signature
+
+VALID, INVALID, UNVERIFIED = 0, 1, 2
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__.split("\n\n", 1)[1]
     parser.add_argument("file", help="the replay document (JSON), or - for standard input")
     parser.add_argument("--key", metavar="PEM",
-                        help="trust only this Ed25519 public key (a PEM file, e.g. saved from "
-                             "GET /signing-key); without it the document's own key is checked "
-                             "for consistency only")
-    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+                        help="the server's Ed25519 public key (a PEM file, e.g. saved from "
+                             "GET /signing-key): only a signature by it counts; without it the "
+                             "signature is reported unverified (exit 2)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the verdict as JSON: {valid, signature, problems, scores, "
+                             "winners}, as POST /replays/verify answers")
     parser.set_defaults(func=run)
 
 
+def exit_code(verdict: Verdict) -> int:
+    """The exit status a verdict gives (see the module's docstring)."""
+    if verdict.problems:
+        return INVALID
+    return VALID if verdict.valid else UNVERIFIED
+
+
 def run(args: argparse.Namespace) -> int:
-    """Verify and report; the exit code says the verdict."""
+    """Verify and report; the exit status says the verdict."""
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
         document = json.loads(text)
         trusted = [Path(args.key).read_text("ascii")] if args.key else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         print(f"gruft verify: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
-    if args.json:
-        print(json.dumps(verdict.as_json(), indent=2, ensure_ascii=False))
-    elif verdict.valid:
-        events = len(document.get("events", []))
-        print(f"valid: {document.get('game')} {document.get('game_id')}, {events} events; "
-              f"scores {verdict.scores}, winners {verdict.winners}")
-        if trusted is None:
-            print("note: signature checked against the document's own key; pass --key to pin "
-                  "the server's key")
-    else:
-        print(f"INVALID: {len(verdict.problems)} problem(s)")
-        for problem in verdict.problems:
-            where = f"version {problem['version']}" if problem["version"] else "document"
-            print(f"  [{problem['code']}] {where}: {problem['message']}")
-    return 0 if verdict.valid else 1
+    code = exit_code(verdict)
+    try:
+        if args.json:
+            print(json.dumps(verdict.as_json(), indent=2, ensure_ascii=False))
+        else:
+            print(report(document, verdict))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_left()
+    return code
+
+
+def report(document: dict[str, Any], verdict: Verdict) -> str:
+    """The verdict in words, one finding a line."""
+    if verdict.problems:
+        count = len(verdict.problems)
+        lines = [f"INVALID: {count} problem{'s' if count > 1 else ''}"]
+        lines += [f"  [{p['code']}] {describe(p)}" for p in verdict.problems]
+        return "\n".join(lines)
+    what = (f"{document.get('game')} {document.get('game_id')}, "
+            f"{len(document.get('events', []))} events, format {document.get('format_version')}")
+    result = result_text(verdict.scores, verdict.winners)
+    if verdict.valid:
+        signed = "signed by the trusted key" if verdict.signature == "verified" else (
+            "signature not checked")
+        return f"valid: {what}; {signed}\n{result}"
+    return (f"UNVERIFIED SIGNATURE: {what}\n"
+            "  the chain, the seed, the rules and the result agree, and the signature matches the "
+            "document's own key,\n  but nothing says that key is the server's: pass --key with "
+            "the server's key (GET /signing-key) to verify it\n"
+            f"{result}")

@@ -69,6 +69,11 @@ def draw_seed() -> str:
     return secrets.token_hex(32)
 
 
+def draw_salt() -> str:
+    """A game's salt (replay format 2): 256 random bits as 64 hex digits, secret like the seed."""
+    return secrets.token_hex(32)
+
+
 def parse_game_id(game_id: str | UUID) -> UUID:
     """A game id from a URL; anything that is not a UUID names no game."""
     if isinstance(game_id, UUID):
@@ -273,7 +278,8 @@ class Games(Application):
         """
         if seed is None:
             seed = draw_seed()
-        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
+        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal,
+                                           salt=draw_salt())
         seats = check_bots(bots, players, aggregate.players)
         return self._store_new(aggregate, seats)
 

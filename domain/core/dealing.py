@@ -11,7 +11,9 @@ shuffles. The algorithm is deliberately simple so another program can re-derive 
 * shuffle: Fisher–Yates from the end — for i = len−1 down to 1, swap item i with item
   ``below(i + 1)``.
 
-The seed commitment is the SHA-256 hex of the UTF-8 of ``str(seed)``.
+The seed commitment is the SHA-256 hex of the UTF-8 of ``salt + ":" + str(seed)`` (replay
+format 2: ``salt`` is 64 server-drawn hex digits, revealed with the seed), or of ``str(seed)``
+alone for a game without a salt (format 1, kept so old documents verify).
 """
 
 from __future__ import annotations
@@ -27,9 +29,21 @@ _SPAN = 1 << 64
 _WORDS = struct.Struct(">4Q")  # a 32-byte digest as four big-endian 8-byte words
 
 
-def seed_commitment(seed: int | str) -> str:
-    """SHA-256 hex of ``str(seed)``: public from the start, checkable once the seed is revealed."""
-    return hashlib.sha256(str(seed).encode("utf-8")).hexdigest()
+SALT_HEX_DIGITS = 64
+
+
+def seed_commitment(seed: int | str, salt: str | None = None) -> str:
+    """SHA-256 hex of ``salt:seed`` (or of ``str(seed)`` without a salt): public from the start,
+    checkable once the seed and the salt are revealed. The salt keeps a low-entropy seed (``42``,
+    a birthday) from being found by trying candidates against the public commitment."""
+    text = str(seed) if salt is None else f"{salt}:{seed}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_salt(value: object) -> bool:
+    """Whether `value` is a salt as format 2 has it: exactly 64 lowercase hex digits."""
+    return (isinstance(value, str) and len(value) == SALT_HEX_DIGITS
+            and all(c in "0123456789abcdef" for c in value))
 
 
 class SeededStream:

@@ -28,9 +28,10 @@ from eventsourcing.domain import (
     decorated_func_callers,
     event,
 )
+from eventsourcing.utils import get_topic
 
 from domain.core.chain import event_hash, timestamp_text
-from domain.core.dealing import seed_commitment
+from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
 from domain.core.narration import Narrator
 from domain.core.visibility import Viewer, redact_event_data, sees_everything
@@ -64,6 +65,15 @@ def _next_timestamp(event_class: Any) -> datetime:
         if stamp is not None:
             return stamp
     return event_class.create_timestamp()
+
+
+def built_event(event_class: Any, fields: dict[str, Any]) -> Any:
+    """An event built as eventsourcing's mapper builds a stored one (``__new__``, then its
+    ``__dict__``): without the dataclass ``__init__``, so a field added later (the salt) may be
+    absent, as it is from the events stored before it."""
+    event = object.__new__(event_class)
+    object.__setattr__(event, "__dict__", fields)
+    return event
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,15 @@ def check_seed(seed: Any) -> None:
         raise BadSetup(f"a numeric seed has at most {SEED_MAX_BITS} bits")
 
 
+def check_salt(salt: Any) -> None:
+    """A salt is 64 lowercase hex digits, or absent (a replay document of format 1)."""
+    if salt is not None and not is_salt(salt):
+        raise BadSetup("salt must be 64 lowercase hex digits")
+
+
+# Reaches into eventsourcing's internals (this fast path, Game._create, Game._trigger_exact,
+# Game.Event.mutate, events built without their __init__): listed with their measured
+# reasons in service/internals.py and checked by tests/service/test_internals.py.
 # @event class -> (its method's body, the event fields it takes): see Game.Event.mutate.
 _APPLIERS: dict[type, tuple[Any, tuple[str, ...]]] = {}
 
@@ -209,6 +228,10 @@ class Game(Aggregate):
     # event types that record a deal (hands, piles, a ring): the verifier names a mismatch there
     # as a deal the revealed seed does not produce
     DEAL_EVENTS = frozenset()
+    # event type -> its field that reveals, per player, the fields of each player's earlier
+    # secret command (VampiRing's TurnResolved `moves`): the verifier names an edited secret
+    # move at the move's own version, not at the event that revealed it
+    REVEALED_MOVES = {}
     NARRATOR = Narrator  # plain words for each event (domain/<game>/narration.py)
     METRICS = ()  # the game's own averages (Metric) for the statistics, fed by `samples`
     TURN_RULE = ""  # the ruling that says whose turn it is
@@ -218,6 +241,7 @@ class Game(Aggregate):
     # in tricks: the viewer's jumps to the start of each trick (domain.core.landmarks)
     TRICKS = None  # (no annotation: see the note at the top of the class)
     aborted = False  # set by GameAborted; a class default, so games stored before it read False
+    salt = None  # format 1 games (and their snapshots) have none: a class default
 
     class Event(Aggregate.Event):
         prev_hash: str
@@ -269,11 +293,13 @@ class Game(Aggregate):
         seed: int | str,
         seed_commitment: str,
         deal: dict[str, Any] | None,
+        salt: str | None = None,
     ) -> None:
         self.players = list(players)
         self.options = dict(options)
         self.seed = seed
         self.seed_commitment = seed_commitment
+        self.salt = salt
         self.deal = deal
         self.finished = False
         self.scores = {p: 0 for p in players}
@@ -288,11 +314,17 @@ class Game(Aggregate):
         seed: int | str,
         options: dict[str, Any] | None = None,
         deal: dict[str, Any] | None = None,
+        salt: str | None = None,
     ) -> Game:
-        """Check the setup, record it, and deal: a new game ready for its first command."""
+        """Check the setup, record it, and deal: a new game ready for its first command.
+
+        The service always draws a `salt` (replay format 2); a game started without one commits
+        to its seed unsalted, as replay documents of format 1 did.
+        """
         players = cls.check_players(players)
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
+        check_salt(salt)
         if deal is not None:
             if not isinstance(deal, dict):
                 raise BadSetup("deal must be an object")
@@ -301,8 +333,9 @@ class Game(Aggregate):
             players=players,
             options=options,
             seed=seed,
-            seed_commitment=seed_commitment(seed),
+            seed_commitment=seed_commitment(seed, salt),
             deal=deal,
+            salt=salt,
         )
         game.begin()
         return game
@@ -347,11 +380,36 @@ class Game(Aggregate):
     @classmethod
     def _create(cls, event_class: Any, *, id: Any = None, **kwargs: Any) -> Any:  # noqa: A002
         timestamp = _next_timestamp(event_class)
+        if kwargs.get("salt") is None:
+            # Format 1: the creation event has no salt field at all, so its data and hash stay
+            # what they were before salts (the golden replays and old stores keep verifying).
+            kwargs.pop("salt", None)
         prev = kwargs["seed_commitment"]
         digest = event_hash(prev, cls.INITIAL_VERSION, event_class.__name__,
                             timestamp_text(timestamp), kwargs)
-        return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
-                               hash=digest, **kwargs)
+        if "salt" in kwargs:
+            return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
+                                   hash=digest, **kwargs)
+        # The generated dataclass requires every __init__ parameter, salt included: build the
+        # event as the store does; applying it calls __init__ with the fields it has, so `salt`
+        # takes its default.
+        created = built_event(event_class, {
+            "originator_id": id if id is not None else cls.create_id(),
+            "originator_version": cls.INITIAL_VERSION, "timestamp": timestamp,
+            "originator_topic": get_topic(cls), "prev_hash": prev, "hash": digest, **kwargs})
+        game = created.mutate(None)
+        game.pending_events.append(created)
+        return game
+
+    @classmethod
+    def event_from_record(cls, game_id: Any, record: dict[str, Any]) -> Any:
+        """The stored event a record of the log or of a replay document stands for."""
+        fields = {"originator_id": game_id, "originator_version": record["version"],
+                  "timestamp": datetime.fromisoformat(record["timestamp"]),
+                  "prev_hash": record["prev_hash"], "hash": record["hash"], **record["data"]}
+        if record["type"] == "Created":
+            fields["originator_topic"] = get_topic(cls)
+        return built_event(getattr(cls, record["type"]), fields)
 
     @classmethod
     def event_types(cls) -> list[str]:
@@ -363,6 +421,10 @@ class Game(Aggregate):
     def _link(self, event_class: Any, fields: dict[str, Any]) -> tuple[Any, str, str]:
         """The next event's timestamp, previous hash and hash (the chain of docs/api.md)."""
         timestamp = _next_timestamp(event_class)
+        if timestamp < self.modified_on and _recorded_timestamps.get() is None:
+            # A clock stepped back (NTP, another worker's clock): the log stays in time order,
+            # which the verifier checks.
+            timestamp = self.modified_on
         prev = self.chain_hash
         return timestamp, prev, event_hash(prev, self.version + 1, event_class.__name__,
                                            timestamp_text(timestamp), fields)
@@ -490,6 +552,8 @@ class Game(Aggregate):
         }
         if sees_everything(viewer, self.finished):
             out["seed"] = self.seed
+            if self.salt is not None:
+                out["salt"] = self.salt
         if viewer.player is not None:
             out["you"] = viewer.player
             out["private"] = self.private_state(viewer.player)

@@ -16,7 +16,11 @@ ACTOR = "actor"  # seen only by the event's own `player`
 HOST_ONLY = "host"  # seen by nobody but the host
 
 # Fields of the creation event that hold secrets in every game.
-BASE_SECRET_FIELDS: dict[str, dict[str, str]] = {"Created": {"seed": HOST_ONLY, "deal": HOST_ONLY}}
+# The salt is kept exactly like the seed: with both, anyone could re-deal every hand.
+BASE_SECRET_FIELDS: dict[str, dict[str, str]] = {
+    "Created": {"seed": HOST_ONLY, "salt": HOST_ONLY, "deal": HOST_ONLY},
+    # A fork's carried-over table holds every hand and pile: shown like a deal, to the host.
+    "Forked": {"table": HOST_ONLY}}
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ class VampiRing(Game):
     # VR-4: a submitted move is seen by its player alone until the turn resolves.
     SECRET_FIELDS = {"MoveSubmitted": {"metamorphosis": ACTOR, "direction": ACTOR}}
     DEAL_EVENTS = frozenset({"RingLaid"})
+    REVEALED_MOVES = {"TurnResolved": "moves"}  # VR-4: every move is shown when the turn resolves
     NARRATOR = VampiRingNarrator
     METRICS = (Metric("turns_survived", "turns the player's family lasted (VR-9), per game"),)
 

@@ -48,7 +48,8 @@ def document(table):
     game = table.game
     return {"format": "gruft-replay", "format_version": 1, "game": "vampir",
             "game_id": str(game.id), "players": game.players, "options": game.options,
-            "seed": game.seed, "seed_commitment": game.seed_commitment, "created_at": "",
+            "seed": game.seed, "seed_commitment": game.seed_commitment,
+            "created_at": event_record(table.events[0])["timestamp"],
             "events": [event_record(e) for e in table.events],
             "final": {"scores": game.scores, "winners": game.winners}, "signature": {}}
 
