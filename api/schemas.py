@@ -226,6 +226,14 @@ class StreamQuery(StrictSchema):
                            metadata={"description": "the host names a seat to view"})
 
 
+class StreamHeaders(Schema):
+    last_event_id = fields.Integer(data_key="Last-Event-ID",
+                                   validate=validate.Range(0, MAX_CURSOR), metadata={
+                                       "description": "the id of the last message received (a "
+                                       "browser's EventSource sends it when it reconnects): the "
+                                       "first message then carries every event after it"})
+
+
 class EventsPage(Schema):
     events = fields.List(fields.Nested(Event), required=True)
     next_after = fields.Integer(allow_none=True, required=True)
