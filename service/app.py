@@ -69,11 +69,6 @@ def draw_seed() -> str:
     return secrets.token_hex(32)
 
 
-def draw_salt() -> str:
-    """A game's salt (replay format 2): 256 random bits as 64 hex digits, secret like the seed."""
-    return secrets.token_hex(32)
-
-
 def parse_game_id(game_id: str | UUID) -> UUID:
     """A game id from a URL; anything that is not a UUID names no game."""
     if isinstance(game_id, UUID):
@@ -278,8 +273,7 @@ class Games(Application):
         """
         if seed is None:
             seed = draw_seed()
-        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal,
-                                           salt=draw_salt())
+        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
         seats = check_bots(bots, players, aggregate.players)
         return self._store_new(aggregate, seats)
 
@@ -359,7 +353,8 @@ class Games(Application):
         """The game now, its events after `after` (none when None) redacted as the log redacts
         them, and the viewer's view after them: one message of a live stream."""
         game = self.game(game_id)
-        view = game.view(self._seat_viewer(game, viewer, player, public_ok=True))
+        view = with_bots(game.view(self._seat_viewer(game, viewer, player, public_ok=True)),
+                         self.bot_seats(game.id))
         events: list[dict[str, Any]] = []
         if after is not None and after < game.version:
             stored = self.repository.event_store.get(game.id, gt=after, lte=game.version)

@@ -124,6 +124,10 @@ def test_a_game_of_bots_alone_plays_itself_to_the_end(served, key):
     assert view["bots"] == bots
     document = check_verifies(client, created["game_id"])
     assert document["final"]["winners"] == view["winners"]
+    # Check the stream's views name the bot seats too (a finished game's stream is one message).
+    stream = client.get(f"/games/{created['game_id']}/stream").get_data(as_text=True)
+    data = [json.loads(line[5:]) for line in stream.splitlines() if line.startswith("data:")]
+    assert [m["view"]["bots"] for m in data] == [bots]
 
 
 def test_one_person_and_three_bots_over_rest(served):

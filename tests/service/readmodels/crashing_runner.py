@@ -1,6 +1,6 @@
 """A projection runner that kills itself (SIGKILL) inside the transaction of its n-th game event.
 
-Run by test_crash.py as `python -m tests.projections.crashing_runner N` with the storage in
+Run by test_crash.py as `python -m tests.service.readmodels.crashing_runner N` with the storage in
 the environment. The n-th event's view statements have run, its tracking record has not, and
 nothing of its batch is committed: the runner dies exactly between an event and the view's
 update. Batches are kept small here so that earlier batches are committed before it dies.

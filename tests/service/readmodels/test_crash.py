@@ -53,7 +53,7 @@ def complete(populated) -> dict:
 def test_a_runner_killed_inside_an_event_loses_and_duplicates_nothing(populated, second_views):
     crash_at = 150
     # Check the runner dies with the 150th game event's statements run but not committed
-    proc = child(second_views, "-m", "tests.projections.crashing_runner", str(crash_at))
+    proc = child(second_views, "-m", "tests.service.readmodels.crashing_runner", str(crash_at))
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, err
     line = next(x for x in out.splitlines() if x.startswith("dying at "))

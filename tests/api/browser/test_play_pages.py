@@ -1,0 +1,281 @@
+"""The play page's parts in headless Chromium: refusals with their ruling, VampiRing's preview,
+the create form and the host's invitations, a person against bots, the host's abort, and a
+phone's width (the replay viewer's too).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from api import schemas
+from domain import available_games
+from tests.api.browser.conftest import QuietHandler
+from tests.api.browser.play_kit import (
+    READY,
+    create,
+    get,
+    open_page,
+    play_out,
+    ready_moves,
+    root,
+    wait_until,
+)
+
+pytestmark = pytest.mark.browser
+PHONE = {"width": 390, "height": 844}
+
+
+def play_url(site, game: dict[str, Any], player: str | None = None) -> str:
+    url = f"{site.base_url}/games/{game['game_id']}/play"
+    return f"{url}?token={game['player_tokens'][player]}" if player else url
+
+
+def close(*seats) -> None:
+    for seat in seats:
+        seat.context.close()
+
+
+# -- refusals ---------------------------------------------------------------------------------
+
+def test_vq6_a_refused_play_is_shown_with_its_ruling_and_changes_nothing(browser, live_site):
+    game = create(live_site.base_url, "vampire-queen", seed=9)
+    view = get(live_site.base_url, f"/games/{game['game_id']}")
+    me = view["to_act"][0]
+    seat = open_page(browser, play_url(live_site, game, me), me)
+    page = seat.page
+    try:
+        wait_until(page, lambda: bool(ready_moves(page)), what="my moves")
+        version = root(page, "data-version")
+        # Pick two vampires of different values in my hand: not a set (VQ-6)
+        hand = page.eval_on_selector_all("#my-hand button.hand-card", "els => els.map(e => e.dataset.card)")
+        numbers = [i for i, c in enumerate(hand) if c.isdigit()]
+        first = numbers[0]
+        second = next(i for i in numbers if hand[i] != hand[first])
+        page.locator("#my-hand button.hand-card").nth(first).click()
+        page.locator("#my-hand button.hand-card").nth(second).click()
+        assert page.get_attribute("#my-hand button.hand-card >> nth=0", "aria-pressed") is not None
+        page.click("#play-selected")
+        # Check the refusal names its ruling and the game did not move
+        wait_until(page, lambda: page.is_visible("#refusal"), what="the refusal")
+        assert page.get_attribute("#refusal", "data-rule") == "VQ-6"
+        assert "VQ-6" in page.text_content("#refusal")
+        assert page.get_attribute("#refusal", "data-code") == "illegal_move"
+        assert get(live_site.base_url, f"/games/{game['game_id']}")["version"] == int(version)
+        # Check the seat can still play: a legal button clears the refusal and is taken
+        wait_until(page, lambda: bool(ready_moves(page)), what="my moves again")
+        page.locator(f"{READY} button[data-move]").first.click()
+        wait_until(page, lambda: root(page, "data-version") != version, what="the next version")
+        assert page.is_hidden("#refusal")
+        # The browser reports the refused request itself; nothing else went wrong
+        assert [e for e in seat.errors if "422" not in e] == []
+    finally:
+        close(seat)
+
+
+# -- VampiRing: try a move, see the landings, confirm ------------------------------------------
+
+def test_vr5_vampiring_marks_where_the_three_vampires_would_land_then_confirms(browser, live_site):
+    game = create(live_site.base_url, "vampiring", seed=4)
+    me, other = game["players"]
+    seat = open_page(browser, play_url(live_site, game, me), me, viewport=PHONE)
+    page = seat.page
+    try:
+        wait_until(page, lambda: bool(ready_moves(page)), what="my moves")
+        legal = get(live_site.base_url, f"/games/{game['game_id']}/legal-moves",
+                    game["player_tokens"][me])
+        assert len(legal["previews"]) == len(legal["moves"]) == 4
+        # Check nothing is confirmed before both choices are made
+        assert page.is_disabled("#confirm")
+        for metamorphosis in ("a", "b"):
+            for direction in ("cw", "ccw"):
+                page.click(f'[data-pick="metamorphosis"][data-value="{metamorphosis}"]')
+                page.click(f'[data-pick="direction"][data-value="{direction}"]')
+                move = {"type": "move", "metamorphosis": metamorphosis, "direction": direction}
+                preview = legal["previews"][legal["moves"].index(move)]["vampires"]
+                # Check a dark pawn marks each vampire's landing card, in its new shape
+                marks = page.eval_on_selector_all(
+                    "#table .vampire.landing",
+                    "els => els.map(e => [e.dataset.id, e.dataset.shape, "
+                    "e.closest('.ring-card').dataset.position])")
+                assert sorted(marks) == sorted([vid, v["shape"], str(v["position"])]
+                                               for vid, v in preview.items())
+        # Check the blood shows remaining, lost last turn and lost before
+        assert page.get_attribute(f'#table .blood[data-player="{me}"]', "data-blood") == "8"
+        assert page.get_attribute(f'#table .blood[data-player="{me}"]', "data-lost-last") == "0"
+        # Confirm the last one tried (b, anticlockwise): exactly that move is sent
+        page.click("#confirm")
+        wait_until(page, lambda: root(page, "data-version") == "3", what="my move stored")
+        mine = get(live_site.base_url, f"/games/{game['game_id']}/view", game["player_tokens"][me])
+        assert mine["private"]["move"] == {"metamorphosis": "b", "direction": "ccw"}
+        assert page.query_selector_all("#table .vampire.landing") == []
+        assert "Waiting for" in page.text_content("#prompt")
+        assert not seat.errors
+    finally:
+        close(seat)
+
+
+# -- the create form, the host's page, the invitations ----------------------------------------
+
+def test_the_create_form_starts_a_game_whose_host_page_lists_each_invitation(
+        browser, live_site, caplog):
+    caplog.set_level(logging.INFO, logger="gruft.access")
+    host = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = host.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened = []
+    try:
+        page.goto(f"{live_site.base_url}/")
+        page.select_option("#new-game-key", "voodoo-prince")
+        page.fill("#new-seat-count", "2")
+        page.dispatch_event("#new-seat-count", "change")
+        page.check("#new-short")
+        page.fill('[data-seat="0"]', "Nora")
+        page.fill('[data-seat="1"]', "Olaf")
+        # Check the options are the game's (rounds, the short game's value)
+        assert page.input_value('[data-option="rounds"]') == "1"
+        page.click("#create")
+        wait_until(page, lambda: "/play" in page.url, what="the host page")
+        game_id = page.url.split("/games/")[1].split("/")[0]
+        view = get(live_site.base_url, f"/games/{game_id}")
+        assert view["players"] == ["Nora", "Olaf"] and view["options"]["rounds"] == 1
+        # Check the host page lists one invitation per seat, each with its QR code
+        wait_until(page, lambda: len(page.query_selector_all("[data-invite]")) == 2,
+                   what="the invitations")
+        assert root(page, "data-role") == "host"
+        links = {a.get_attribute("data-invite"): a.get_attribute("href")
+                 for a in page.query_selector_all("[data-invite]")}
+        assert set(links) == {"Nora", "Olaf"}
+        for name in links:
+            qr = page.get_attribute(f'img[data-qr="{name}"]', "src")
+            assert qr.startswith("data:image/svg+xml")
+        assert "token" not in page.url
+        # Check each link opens that seat in a browser of its own, the token gone from its address
+        for name, url in links.items():
+            seat = open_page(browser, url, name)
+            opened.append(seat)
+            assert root(seat.page, "data-you") == name and "token" not in seat.page.url
+        # Check no token reached the access log
+        tokens = [url.split("token=")[1] for url in links.values()]
+        logged = "\n".join(r.getMessage() for r in caplog.records)
+        assert f"/games/{game_id}/play" in logged
+        assert not any(token in logged for token in tokens)
+        assert not errors
+    finally:
+        close(*opened)
+        host.close()
+
+
+def test_a_bad_invitation_link_shows_the_table_to_watch_and_drops_the_token(browser, live_site):
+    game = create(live_site.base_url, "vampir", seed=2)
+    seat = open_page(browser, f"{play_url(live_site, game)}?token=not-a-token", "nobody")
+    try:
+        assert "token" not in seat.page.url
+        assert root(seat.page, "data-role") == "spectator"
+        assert "not valid" in seat.page.text_content("#problem")
+    finally:
+        close(seat)
+
+
+def test_the_host_aborts_and_every_page_shows_it(browser, live_site):
+    game = create(live_site.base_url, "voodoo-prince", seed=3)
+    if not any(r.rule.endswith("/abort") for r in live_site.app.url_map.iter_rules()):
+        pytest.skip("POST /games/{id}/abort is not there yet")
+    host = open_page(browser, f"{play_url(live_site, game)}?token={game['host_token']}", "host")
+    spectator = open_page(browser, play_url(live_site, game), "spectator")
+    try:
+        assert root(host.page, "data-role") == "host"
+        host.page.fill("#abort-reason", "the café closes")
+        host.page.click("#abort")
+        for seat in (host, spectator):
+            wait_until(seat.page, lambda s=seat: root(s.page, "data-status") == "aborted",
+                       what="the aborted game")
+            assert "aborted" in seat.page.text_content("#result")
+    finally:
+        close(host, spectator)
+
+
+# -- one person against the server's bots ---------------------------------------------------------
+
+@pytest.fixture
+def bot_site(sqlite_env) -> Iterator[Any]:
+    """The served app with its bot runner (cli.wsgi), over real HTTP, bots moving at once."""
+    from cli.wsgi import create_app
+
+    app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    app.base_url = f"http://127.0.0.1:{server.server_port}"
+    yield app
+    server.shutdown()
+    from bots.seats import _embedded
+
+    runner = _embedded.get(app.extensions["gruft"])
+    if runner is not None:
+        runner.stop()
+    app.extensions["gruft"].close()
+
+
+@pytest.mark.skipif("bots" not in schemas.CreateGame().fields,
+                    reason="bot seats (POST /games \"bots\") are not there yet")
+def test_one_person_plays_a_whole_game_against_two_bots(browser, bot_site):
+    game = create(bot_site.base_url, "voodoo-prince", players=3, seed=8,
+                  bots={"Bob": "heuristic", "Cid": "random"})
+    seat = open_page(browser, f"{bot_site.base_url}/games/{game['game_id']}/play"
+                              f"?token={game['player_tokens']['Ann']}", "Ann")
+    try:
+        play_out([seat], [], random.Random(8))
+        view = get(bot_site.base_url, f"/games/{game['game_id']}")
+        assert view["status"] == "finished" and root(seat.page, "data-version") == str(view["version"])
+        assert seat.clicks > 0 and len(seat.loads) == 1 and not seat.errors
+    finally:
+        close(seat)
+
+
+# -- a phone's width ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", available_games())
+def test_the_play_page_fits_a_phone(browser, live_site, key):
+    game = create(live_site.base_url, key, seed=6)
+    me = get(live_site.base_url, f"/games/{game['game_id']}")["to_act"][0]
+    seat = open_page(browser, play_url(live_site, game, me), me, viewport=PHONE)
+    page = seat.page
+    try:
+        wait_until(page, lambda: bool(ready_moves(page)), what="my moves")
+        # Check nothing is wider than the phone, and my moves are on the first screen
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        box = page.locator(f"{READY} button[data-move]").first.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        assert box["y"] < PHONE["height"]
+    finally:
+        close(seat)
+
+
+def test_the_replay_viewer_opened_at_a_step_on_a_phone_shows_the_table_at_the_top(
+        browser, live_site):
+    stored = live_site.finished["vampir"]
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_site.base_url}/games/{stored.game_id}/viewer?step=25")
+        page.wait_for_selector('#table[data-step="25"]')
+        # Check the page is not scrolled away, the controls sit at the top, and the step's
+        # caption and table follow them at once, in the first half of the screen
+        assert page.evaluate("window.scrollY") == 0
+        controls = page.locator(".controls").bounding_box()
+        caption = page.locator("#caption").bounding_box()
+        table = page.locator("#table").bounding_box()
+        assert controls["y"] < 150 and controls["height"] < 150
+        assert caption["y"] < PHONE["height"] / 2
+        assert 0 <= table["y"] - (caption["y"] + caption["height"]) < 40
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
