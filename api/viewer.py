@@ -22,8 +22,11 @@ from api.reads import games_page
 from api.schemas import MAX_CURSOR
 from domain import available_games, game_class
 from domain.core import Game
+from domain.core.eventfilter import concerns
+from domain.core.landmarks import starts
 from domain.core.narration import describe
 from service import Forbidden, GameNotFound, Unauthorized
+from service.arbiter import shown
 
 blp = GruftBlueprint("viewer", __name__, description="The web replay viewer (HTML pages)",
                 template_folder="templates", static_folder="static",
@@ -110,8 +113,17 @@ def page_token() -> str | None:
 
 
 def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> dict[str, Any]:
-    """Everything the page's script starts from: the game, its described events, the token."""
+    """Everything the page's script starts from: the game, its described events, the token.
+
+    The page is shown only to who may replay the game (it sees every event whole), so each
+    event names the players it concerns as the log's ?player= filter would for them; `starts`
+    are the steps where each phase, round, trick or turn begins (domain.core.landmarks).
+    """
     players = list(game.players)
+    events = describe(type(game), records, players, dict(game.options))
+    for item, record in zip(events, records, strict=True):
+        item["players"] = [p for p in players if concerns(record, p)]
+    root = request.script_root
     return {
         "game_id": str(game.id),
         "game": game.KEY,
@@ -125,7 +137,15 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "replay_url": f"{request.script_root}/games/{game.id}/replay/",
         "list_url": f"{request.script_root}/",
         "token": token,
-        "events": describe(type(game), records, players, dict(game.options)),
+        "events": events,
+        "event_types": sorted({r["type"] for r in records}),
+        "starts": starts(type(game), records),
+        "annotations": [shown(r) for r in games().annotation_records(game)],
+        "annotations_url": f"{root}/games/{game.id}/annotations",
+        "viewer_url": f"{root}/games/",
+        # a fork's link to the step it began after, and the games forked from this one
+        "parent": dict(game.parent) if game.parent else None,
+        "forks": games().forks(game.id),
     }
 
 

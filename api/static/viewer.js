@@ -12,7 +12,11 @@ const view = {
   timer: null,
   request: 0, // the latest step asked for; older answers arriving late are dropped
   cache: new Map(),
+  player: "", // the find filters: events this player made or is named in (data.events[].players)
+  type: "",
+  annotations: data.annotations || [],
 };
+const NEAR = 5; // events either side of the step that a printout tells in words
 
 // Keep the token out of the address bar and history: a shared ?step= link must never carry it.
 const address = new URL(window.location.href);
@@ -61,6 +65,100 @@ const items = data.events.map((event) => {
 });
 $("events").replaceChildren(...items);
 
+// -- finding: filters, matches, the starts of rounds, phases, tricks and turns ---------------
+
+function matches(event) {
+  return (!view.player || (event.players || []).includes(view.player))
+    && (!view.type || event.type === view.type);
+}
+
+function applyFilters() {
+  const filtering = Boolean(view.player || view.type);
+  let count = 0;
+  data.events.forEach((event, i) => {
+    const hit = matches(event);
+    if (hit) count += 1;
+    items[i].classList.toggle("filtered-out", filtering && !hit);
+    items[i].classList.toggle("match", filtering && hit);
+  });
+  $("match-count").textContent = filtering ? `${count} of ${total} events` : "";
+  $("prev-match").disabled = $("next-match").disabled = !filtering || count === 0;
+  document.body.classList.toggle("filtering", filtering);
+}
+
+function findMatch(from, direction) {
+  for (let n = from + direction; n >= 1 && n <= total; n += direction) {
+    if (matches(data.events[n - 1])) return n;
+  }
+  return null;
+}
+
+function showJump() {
+  // The select names the unit the current step is in: the last start at or before it.
+  let chosen = "";
+  for (const option of $("jump").options) {
+    if (option.value !== "" && Number(option.value) <= view.step) chosen = option.value;
+  }
+  $("jump").value = chosen;
+}
+
+// -- annotations: the arbiter's notes and rulings, shown at their step ----------------------
+
+function noteItem(note, withStep) {
+  const item = el("li", { class: `note-item kind-${note.kind}`, "data-version": note.version, "data-id": note.id },
+    el("span", { class: "note-kind" }, note.kind),
+    withStep ? el("span", { class: "note-step" }, `step ${note.version}`) : null,
+    el("span", { class: "note-text" }, note.text),
+    el("span", { class: "note-meta" }, `${note.author}, ${String(note.timestamp || "").slice(0, 19).replace("T", " ")}`));
+  if (withStep) item.addEventListener("click", () => { pause(); go(note.version); });
+  return item;
+}
+
+function drawAnnotations() {
+  const byStep = new Map();
+  for (const note of view.annotations) {
+    if (!byStep.has(note.version)) byStep.set(note.version, []);
+    byStep.get(note.version).push(note);
+  }
+  data.events.forEach((event, i) => {
+    const old = items[i].querySelector(".ev-notes");
+    if (old) old.remove();
+    const notes = byStep.get(event.version);
+    if (notes) {
+      items[i].append(el("span", { class: "ev-notes", title: `${notes.length} note(s) at this step` },
+        `✎ ${notes.length}`));
+    }
+  });
+  const all = view.annotations.map((note) => noteItem(note, true));
+  $("all-notes").replaceChildren(...(all.length
+    ? [el("h2", {}, "Notes and rulings"), el("ol", { class: "notes" }, all)] : []));
+  showNotes();
+}
+
+function showNotes() {
+  const here = view.annotations.filter((note) => note.version === view.step);
+  $("step-notes").replaceChildren(...(here.length
+    ? [el("h2", {}, `Notes and rulings at step ${view.step}`), el("ol", { class: "notes" }, here.map((note) => noteItem(note, false)))]
+    : []));
+  $("step-notes").hidden = here.length === 0;
+}
+
+// The page data carries the annotations as the page was made; the API has any added since.
+function loadAnnotations() {
+  if (!data.annotations_url) return;
+  const headers = { Accept: "application/json" };
+  if (data.token) headers.Authorization = `Bearer ${data.token}`;
+  fetch(data.annotations_url, { headers })
+    .then((response) => (response.ok ? response.json() : null))
+    .then((body) => {
+      if (body && Array.isArray(body.annotations)) {
+        view.annotations = body.annotations;
+        drawAnnotations();
+      }
+    })
+    .catch(() => {});
+}
+
 function relabelEvents() {
   data.events.forEach((event, i) => {
     items[i].querySelector(".ev-text").textContent = eventText(event);
@@ -76,6 +174,11 @@ function showControls() {
   $("first").disabled = $("prev").disabled = n === 0;
   $("next").disabled = $("last").disabled = n === total;
   for (const item of document.querySelectorAll(".events li.current")) item.classList.remove("current");
+  items.forEach((item, i) => item.classList.toggle("near", Math.abs(i + 1 - n) <= NEAR));
+  showJump();
+  showNotes();
+  $("print-heading").textContent = `${data.title}, game ${data.game_id.slice(0, 8)}: step ${n} of ${total}`
+    + (view.perspective ? `, as ${view.perspective} saw it` : "");
   const event = data.events[n - 1];
   if (event) {
     const item = items[n - 1];
@@ -105,6 +208,10 @@ function remember() {
   url.searchParams.set("step", String(view.step));
   if (view.perspective) url.searchParams.set("as", view.perspective);
   else url.searchParams.delete("as");
+  for (const [key, value] of [["player", view.player], ["type", view.type]]) {
+    if (value) url.searchParams.set(key, value);
+    else url.searchParams.delete(key);
+  }
   window.history.replaceState(null, "", url);
 }
 
@@ -214,6 +321,30 @@ $("last").addEventListener("click", () => { pause(); go(total); });
 $("play").addEventListener("click", () => (view.playing ? pause() : play()));
 $("slider").addEventListener("input", () => { pause(); go(Number($("slider").value)); });
 $("speed").addEventListener("change", () => { if (view.playing) tick(); });
+$("jump").addEventListener("change", () => {
+  if ($("jump").value === "") return;
+  pause();
+  go(Number($("jump").value));
+});
+$("filter-player").addEventListener("change", () => {
+  view.player = $("filter-player").value;
+  applyFilters();
+  remember();
+});
+$("filter-type").addEventListener("change", () => {
+  view.type = $("filter-type").value;
+  applyFilters();
+  remember();
+});
+$("prev-match").addEventListener("click", () => {
+  const n = findMatch(view.step, -1);
+  if (n !== null) { pause(); go(n); }
+});
+$("next-match").addEventListener("click", () => {
+  const n = findMatch(view.step, 1);
+  if (n !== null) { pause(); go(n); }
+});
+$("print").addEventListener("click", () => { pause(); window.print(); });
 $("perspective").addEventListener("change", () => {
   view.perspective = $("perspective").value;
   relabelEvents();
@@ -254,4 +385,9 @@ if (data.players.includes(asked.get("as"))) {
   $("perspective").value = view.perspective;
   relabelEvents();
 }
+if (data.players.includes(asked.get("player"))) view.player = $("filter-player").value = asked.get("player");
+if (data.event_types.includes(asked.get("type"))) view.type = $("filter-type").value = asked.get("type");
+applyFilters();
+drawAnnotations();
+loadAnnotations();
 go(Number(asked.get("step") || 0));
