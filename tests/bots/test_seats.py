@@ -239,3 +239,23 @@ def test_a_restarted_runner_finishes_what_was_owed(open_games, sqlite_env, tmp_p
     wait_until(lambda: later.game(alone).finished, "the bots-only game to end")
     wait_until(lambda: later.game(mixed).to_act == ["Ann"], "the bots to wait for Ann")
     check_exports(later, alone, tmp_path)
+
+
+def test_gruft_bots_gives_up_when_another_runner_holds_the_lock(sqlite_env, tmp_path):
+    from bots.seats import LOCK_NAME
+    from service.readmodels import RunnerLock, views_env
+
+    held = RunnerLock(views_env(sqlite_env), LOCK_NAME)
+    assert held.acquire()
+    try:
+        done = subprocess.run([str(GRUFT), "bots", "--lock-wait", "0.2"], capture_output=True,
+                              text=True, env={**os.environ, **sqlite_env}, timeout=60)
+    finally:
+        held.release()
+    assert done.returncode == 3, done.stderr
+    assert "another bot runner holds the lock" in done.stderr
+    # Check the projection's runner has a lock of its own: the bots' lock does not hold it.
+    projections = RunnerLock(views_env(sqlite_env))
+    assert held.acquire() and projections.acquire()
+    projections.release()
+    held.release()
