@@ -8,6 +8,8 @@ import resource
 import shutil
 import sys
 
+from service.settings import SettingsError, check_settings
+
 # The serving model (issue 15): gunicorn's gthread workers. Each worker's main loop accepts
 # connections and waits for idle ones in a selector; every request, a live stream included, gets a
 # thread of the worker's pool. A stream holds its thread while it is open, waiting on a condition
@@ -51,6 +53,11 @@ def serve(args: argparse.Namespace) -> int:
     With --fd it serves a socket its parent already bound and listens on (a supervisor, the
     benchmark, the tests): no other process can take the port between choosing and binding it.
     """
+    try:
+        check_settings(os.environ)  # before gunicorn: its workers would each fail to boot
+    except SettingsError as exc:
+        print(f"gruft serve: {exc}", file=sys.stderr)
+        return 2
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
     if args.fd is not None:
         bind, where = f"fd://{args.fd}", f"inherited socket {args.fd}"

@@ -8,6 +8,20 @@ from pathlib import Path
 
 DEFAULT_DB = "./data/games.sqlite"
 DEFAULT_SNAPSHOT_INTERVAL = 100  # events between snapshots of a game
+STORES = ("eventsourcing.sqlite", "eventsourcing.postgres", "eventsourcing.popo")
+
+
+class SettingsError(ValueError):
+    """A storage setting that cannot work, said at start-up rather than by every worker."""
+
+
+def check_settings(environ: Mapping[str, str]) -> None:
+    """Refuse settings eventsourcing would misread: an empty PERSISTENCE_MODULE means its
+    in-memory store to eventsourcing, on which no worker can build the read models."""
+    module = environ.get("PERSISTENCE_MODULE")
+    if module is not None and not module.strip():
+        raise SettingsError("PERSISTENCE_MODULE is set but empty: unset it for SQLite in "
+                            f"GAMES_DB, or name one of {', '.join(STORES)}")
 
 
 def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -17,6 +31,7 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     the store is SQLite in `GAMES_DB` (default ./data/games.sqlite), whose folder is created.
     """
     env = dict(os.environ if environ is None else environ)
+    check_settings(env)
     module = env.setdefault("PERSISTENCE_MODULE", "eventsourcing.sqlite")
     if module == "eventsourcing.sqlite" and not env.get("SQLITE_DBNAME"):
         env["SQLITE_DBNAME"] = env.get("GAMES_DB") or DEFAULT_DB
