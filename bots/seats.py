@@ -195,7 +195,11 @@ class BotRunner:
             moves = game.legal_moves(player) if kind is not None else []
             if not moves:
                 continue
-            move = make_bot(kind, game.KEY, self.rng).choose(game, player, moves)
+            try:
+                move = make_bot(kind, game.KEY, self.rng).choose(game, player, moves)
+            except Exception:  # a failing bot stalls its own game only, until the game changes
+                log.exception("bot %s (%s) in game %s failed to choose", player, kind, game_id)
+                return
             try:
                 games.run_command(game_id, Viewer(player=player), move,
                                   expected_version=game.version)

@@ -259,3 +259,24 @@ def test_gruft_bots_gives_up_when_another_runner_holds_the_lock(sqlite_env, tmp_
     assert held.acquire() and projections.acquire()
     projections.release()
     held.release()
+
+
+def test_a_failing_bot_stalls_only_its_own_game(open_games, monkeypatch, tmp_path):
+    import bots.seats
+
+    def make(kind, key, rng):
+        if key == "vampir":
+            raise RuntimeError("this bot is broken")
+        return make_bot(kind, key, rng)
+
+    monkeypatch.setattr(bots.seats, "make_bot", make)
+    games = open_games()
+    broken = bots_game(games, "vampir", seed=8)
+    fine = bots_game(games, "voodoo-prince", seed=8)
+    start = games.game(broken).version
+    embedded = embedded_bots(games)
+    wait_until(lambda: games.game(fine).finished, "the other game to end")
+    check_exports(games, fine, tmp_path)
+    # Check the broken bot stored nothing and its runner still runs (the game waits, in play).
+    assert games.game(broken).version == start and embedded._thread.is_alive()
+    assert broken in embedded.runner.active
