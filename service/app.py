@@ -13,13 +13,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from threading import Lock, local
+from threading import Lock
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import (
     AggregateNotFoundError,
-    Application,
     LRUCache,
     ProjectorFunction,
     Repository,
@@ -32,11 +31,11 @@ from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
+from service.internals import SaveHooks, reconstruct, tune_pool
 from service.live import Live
 from service.logfilter import LogFilter
 from service.seats import BotSeats, check_bots, with_bots
 from service.settings import storage_env
-from service.sqlite import tune_pool
 from service.tokens import Credentials, issue_credentials
 
 EVENTS_PAGE_MAX = 1000
@@ -126,7 +125,7 @@ class GameRepository(Repository):
         try:
             aggregate = self.cache.get(aggregate_id)
         except KeyError:
-            aggregate = self._reconstruct_aggregate(aggregate_id, None, projector_func)
+            aggregate = reconstruct(self, aggregate_id, projector_func)
             self._offer(aggregate_id, aggregate)
         else:
             # Another thread or process may have written: always ask the store.
@@ -160,7 +159,7 @@ def _check_replay_open(game: Game, viewer: Viewer, what: str) -> None:
         raise Forbidden(f"{what} is open to the host, and to everybody once the game is over")
 
 
-class Games(Application):
+class Games(SaveHooks):
     """The event-sourced store of every game, with its tokens."""
 
     name = "gruft"
@@ -172,7 +171,6 @@ class Games(Application):
         # game id -> its tokens' hashes, the most recently used games kept
         self._credentials: LRUCache[UUID, Credentials] = LRUCache(CREDENTIALS_CACHE_SIZE)
         self._bot_seats: LRUCache[UUID, dict[str, str]] = LRUCache(CREDENTIALS_CACHE_SIZE)
-        self._saving = local()  # during a save: `aggregates`, the games being saved
         interval = int(env["SNAPSHOT_INTERVAL"])  # storage_env always sets it
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
@@ -222,7 +220,7 @@ class Games(Application):
         command that was stored. A missing snapshot only means replaying a few more events.
         """
         try:
-            saved = getattr(self._saving, "aggregates", {}).get(aggregate_id)
+            saved = self.saved_aggregate(aggregate_id)
             if saved is not None and saved.version == version:
                 # The game just saved is that very state: no need to rebuild it from the store
                 # as eventsourcing does (~10 ms every 100 events, ~0.12 ms per command).
@@ -232,7 +230,7 @@ class Games(Application):
         except PersistenceError as exc:
             log.warning("snapshot of %s at version %s not stored: %s", aggregate_id, version, exc)
 
-    def _notify(self, recordings: list[Any]) -> None:
+    def after_commit(self, recordings: list[Any]) -> None:
         """After every commit: wake this process's waiters on the games just saved at once."""
         newest: dict[UUID, int] = {}
         for recording in recordings:
@@ -246,14 +244,6 @@ class Games(Application):
         """Stop the live watcher, then close the store."""
         self.live.close()
         super().close()
-
-    def _take_snapshots(self, processing_event: Any) -> None:
-        # eventsourcing's loop, with the saved games at hand for take_snapshot above.
-        self._saving.aggregates = processing_event.aggregates
-        try:
-            super()._take_snapshots(processing_event)
-        finally:
-            self._saving.aggregates = {}
 
     # -- writing --------------------------------------------------------------------------
 

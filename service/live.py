@@ -1,7 +1,7 @@
 """Live updates: who waits for which game, and how a change stored anywhere wakes them.
 
 One `Live` belongs to one Application (one per worker process). It learns of every stored change:
-- saved by this process: `Games._notify` calls `changed` right after the commit;
+- saved by this process: `Games.after_commit` calls `changed` right after the commit;
 - saved by another server on the same PostgreSQL: a watcher thread LISTENs on the channel that
   eventsourcing NOTIFYs in every insert transaction (delivered only at commit), then reads the
   notification log after the last id it saw;

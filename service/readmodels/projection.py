@@ -30,9 +30,9 @@ from eventsourcing.utils import Environment, get_topic
 
 from domain.core import Game, event_data
 from service.app import Games
+from service.internals import pulled_all, tune_pool, wake
 from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
 from service.settings import storage_env
-from service.sqlite import tune_pool
 
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
 MIRROR_SIZE = 512  # games in progress whose state the projection keeps between events
@@ -128,11 +128,11 @@ class SQLitePollingSubscription(ListenNotifySubscription[SQLiteApplicationRecord
 
     def _tick(self) -> None:
         while not self._stopping.wait(self._interval):
-            self._has_been_notified.set()
+            wake(self)
 
     def nudge(self) -> None:
         """Look for new events now (a reader in this process is waiting for them)."""
-        self._has_been_notified.set()
+        wake(self)
 
     def stop(self) -> None:
         """Stop pulling and ticking."""
@@ -249,7 +249,7 @@ class ReadModelRunner(ProjectionRunner[Games, ReadModelView]):
         self.view = open_view(env)
         runner = weakref.ref(self)
         self.projection = projection_class(view=self.view, load=lambda gid, v: _load(runner, gid, v),
-                                           caught_up=lambda: _caught_up(runner))
+                                           caught_up=lambda: pulled_all(runner()))
         self.bound = app is not None and env.get("PERSISTENCE_MODULE") == "eventsourcing.popo"
         BaseProjectionRunner.__init__(
             self, projection=self.projection,
@@ -284,20 +284,6 @@ class ReadModelRunner(ProjectionRunner[Games, ReadModelView]):
 class _Unclosable:
     def close(self) -> None:
         pass
-
-
-def _caught_up(runner_ref: Any) -> bool:
-    """Whether the runner's subscription has handed over every event it has pulled so far.
-
-    eventsourcing's ListenNotifySubscription (9.5) hands out the list it pulled last and keeps
-    the next pulled lists in a queue; with both empty, the projection writes what it has.
-    """
-    feed = getattr(getattr(runner_ref(), "_subscription", None), "subscription", None)
-    try:
-        return (feed._notifications_index >= len(feed._notifications)
-                and feed._notifications_queue.empty())
-    except AttributeError:  # another kind of subscription: write each event at once
-        return True
 
 
 def _load(runner_ref: Any, game_id: UUID, version: int) -> Game:

@@ -27,6 +27,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
 from service.ddl import retry_concurrent_ddl
+from service.internals import insert_tracking
 from service.readmodels.metrics import Sample, score_sign
 
 PAGE_MAX = 200
@@ -138,7 +139,7 @@ class ReadModelView:
         with self._transaction(commit=True) as c:
             for update in updates:
                 self.apply_in(c, update)
-            self._insert_tracking(c, tracking)  # type: ignore[attr-defined]
+            insert_tracking(self, c, tracking)
 
     @contextmanager
     def bulk(self) -> Iterator[Callable[[GameUpdate], None]]:

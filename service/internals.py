@@ -1,0 +1,195 @@
+"""Every place gruft reaches into eventsourcing's private internals: why, and what checks it.
+
+eventsourcing is pinned to ``>=9.5.6,<9.6`` (pyproject.toml). Each reach below is a measured
+speed-up or a fix the library's public API does not allow; each names the private parts it
+relies on and the tests that fail when they change. To upgrade eventsourcing: read this list,
+raise the pin, run ``tests/service/test_internals.py`` (every private part below is still
+there, with the shape relied on, and no other module of ours touches one) and the tests each
+reach names.
+
+Where they live. The service's reaches are written here, and nowhere else. The domain's one
+reach, building events, stays written in domain/core/game.py, marked there with a pointer to
+this list: the domain imports nothing outside the domain (it is the pure rules, run without
+the service by the bots and by every replay), and moving the code behind a call into a shared
+module would add a call to every event on a measured hot path. This module lists it first.
+
+1. Event construction -- domain/core/game.py: ``_recorder``, ``Game._trigger_exact``,
+   ``Game.Event.mutate``, ``Game._create``.
+   Private parts: ``eventsourcing.domain.decorated_func_callers``,
+   ``BoundCommandMethodDecorator(...).trigger``, ``CommandMethodDecorator.decorated_func``,
+   ``Aggregate._create`` (overridden: the creation event's chain link), the aggregate's
+   ``_pending_events``, events built as the mapper builds stored ones (``object.__new__``
+   then ``__dict__``), and ``CanMutateAggregate.mutate``/``apply`` written out.
+   Why: the bound ``@event`` decorator re-reads the method's signature on every call
+   (~10 us per event); the frozen dataclass ``__init__`` only re-checks the names (4.6 ->
+   1.1 us per event); the written-out ``mutate`` looks the fields up once per class.
+   Tests: tests/domain/core/test_event_fast_paths.py (same events, same fields in the same
+   order, the library's path for any other call).
+
+2. The repository's reconstruction -- ``reconstruct`` (used by service.app.GameRepository).
+   Private part: ``Repository._reconstruct_aggregate(aggregate_id, version, projector_func)``.
+   Why: the stock cache forwards the cached game in place while other threads read or copy
+   it (a half-forwarded game breaks the chain); GameRepository replaces it by a forwarded
+   copy, and so rebuilds a missing game itself, through the library's snapshot-then-events
+   reconstruction. The saved game offered back to the cache saves a copy and a fast-forward
+   per command (0.81 -> 0.50 ms CPU per command).
+   Tests: tests/service/storage/test_cache.py, test_races.py, test_snapshots.py.
+
+3. Snapshot taking -- ``SaveHooks`` (the base of service.app.Games).
+   Private parts: ``Application._take_snapshots(processing_event)`` (overridden) and
+   ``ProcessingEvent.aggregates``.
+   Why: the library rebuilds every snapshot from the store (~10 ms every 100 events,
+   ~0.12 ms per command); a snapshot at the version just saved is taken from the saved game.
+   Tests: tests/service/storage/test_snapshots.py (state identical with and without
+   snapshots at every version; a snapshot that fails to store never fails its command).
+
+4. The SQLite connection swap -- ``tune_pool`` (games and views).
+   Private parts: ``SQLiteConnectionPool._create_connection``, ``SQLiteConnection._sqlite_conn``
+   (and the pool's ``db_name``, ``lock_timeout``, ``is_sqlite_memory_mode``).
+   Why: eventsourcing 9.5 opens connections with ``cached_statements=True``, a statement cache
+   of one: every BEGIN evicts the statement before it (83 -> 21 us for BEGIN, one indexed
+   SELECT and ROLLBACK with a cache of 128); the synchronous mode is set once per connection.
+   Tests: tests/service/storage/test_sqlite_connections.py (WAL, row factory, durability).
+
+5. The subscription's queue -- ``pulled_all``, ``wake`` and ``insert_tracking`` (the read
+   models' runner, service/readmodels/).
+   Private parts: ``BaseProjectionRunner._subscription``, ``ApplicationSubscription.subscription``,
+   ``ListenNotifySubscription._notifications``, ``_notifications_index``,
+   ``_notifications_queue``, ``_has_been_notified``; ``TrackingRecorder._insert_tracking(cursor,
+   tracking)``.
+   Why: a transaction per projected event cost ~0.2 ms of SQLite work, a third of a
+   command's CPU: the runner writes each pulled batch in one transaction with its last
+   position (394 -> 78 us CPU per event catching up), so it must know when the pulled
+   batch is all handed out, and write the position inside its own transaction. SQLite has
+   no NOTIFY: a timer (and a waiting reader) wakes the pull-on-notify subscription.
+   Tests: tests/service/readmodels/test_crash.py (one transaction per pulled batch; a crash
+   mid-batch loses nothing), test_runners.py, test_index.py.
+
+6. The commit hook -- ``SaveHooks`` again: ``Games.after_commit`` (live updates).
+   Private part: ``Application._notify(recordings)``, which ``save`` calls after each commit
+   (a hook the library leaves to subclasses, under a private name).
+   Why: a stream or long poll in this process is woken the moment its game is stored,
+   instead of at the watcher's next look at the log.
+   Tests: tests/service/test_internals.py (called once per save, after the commit), and the
+   live updates' tests.
+
+Not private, but relied on as written: ``ReadModelRunner`` calls ``BaseProjectionRunner.__init__``
+with its own view instead of ``ProjectionRunner.__init__`` (which would build another), and
+``view.factory`` / ``app`` are attributes set on the library's objects.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from threading import local
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application, ProjectorFunction, Repository
+
+# -- 2. the repository's reconstruction -------------------------------------------------------
+
+
+def reconstruct(repository: Repository, aggregate_id: UUID,
+                projector_func: ProjectorFunction[Any, Any]) -> Any:
+    """The latest aggregate rebuilt from its last snapshot and later events (a cache miss)."""
+    return repository._reconstruct_aggregate(aggregate_id, None, projector_func)
+
+
+# -- 3. snapshot taking --------------------------------------------------------------------
+
+
+class SaveHooks(Application):
+    """eventsourcing's Application with gruft's two hooks into a save.
+
+    While snapshots are taken, the aggregates being saved are at hand (``saved_aggregate``);
+    after each commit, ``after_commit`` is called with what was recorded.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._saving = local()  # during a save: `aggregates`, the aggregates being saved
+        super().__init__(*args, **kwargs)
+
+    def saved_aggregate(self, aggregate_id: UUID) -> Any | None:
+        """The aggregate this thread's save is storing, or None outside a save."""
+        return getattr(self._saving, "aggregates", {}).get(aggregate_id)
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        # eventsourcing's loop, with the saved aggregates at hand for take_snapshot.
+        self._saving.aggregates = processing_event.aggregates
+        try:
+            super()._take_snapshots(processing_event)
+        finally:
+            self._saving.aggregates = {}
+
+    def _notify(self, recordings: list[Any]) -> None:
+        # eventsourcing calls this after each commit; it does nothing itself.
+        self.after_commit(recordings)
+
+    def after_commit(self, recordings: list[Any]) -> None:
+        """Called after each commit with its recordings; nothing by default."""
+
+
+# -- 4. the SQLite connection swap ---------------------------------------------------------
+
+STATEMENT_CACHE = 128  # Python's own default
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+DEFAULT_LOCK_TIMEOUT = 5  # eventsourcing's SQLITE3_DEFAULT_LOCK_TIMEOUT
+
+
+def tune_pool(pool: Any, synchronous: str) -> None:
+    """Make every connection `pool` opens cache its statements and use `synchronous`.
+
+    gruft keeps the library's connection set-up (WAL mode, row factory, lock timeout) and swaps
+    in a connection to the same database with a proper cache. In WAL mode NORMAL is SQLite's
+    own recommendation: the file is never corrupted and a crash of the process loses nothing;
+    only a power cut or an OS crash may lose the last commits. FULL waits for an fsync per
+    commit (about 3 ms here, and commits of all workers queue behind it: it capped the API at
+    ~300 commands/s).
+    """
+    mode = synchronous.upper()
+    if mode not in SYNCHRONOUS_MODES:
+        raise ValueError(f"SQLITE_SYNCHRONOUS must be one of {', '.join(SYNCHRONOUS_MODES)}")
+    create = pool._create_connection
+
+    def create_tuned() -> Any:
+        connection = create()  # the library's: sets WAL mode on the file once
+        if not pool.is_sqlite_memory_mode:  # a private :memory: database cannot be reopened
+            library = connection._sqlite_conn
+            connection._sqlite_conn = sqlite3.connect(
+                database=pool.db_name, uri=True, check_same_thread=False,
+                isolation_level=None, cached_statements=STATEMENT_CACHE,
+                timeout=pool.lock_timeout or DEFAULT_LOCK_TIMEOUT)
+            connection._sqlite_conn.row_factory = library.row_factory
+            library.close()
+        connection._sqlite_conn.execute(f"PRAGMA synchronous={mode}")
+        return connection
+
+    pool._create_connection = create_tuned
+
+
+# -- 5. the subscription's queue -----------------------------------------------------------
+
+
+def pulled_all(runner: Any) -> bool:
+    """Whether a projection runner's subscription has handed out every event pulled so far.
+
+    eventsourcing's ListenNotifySubscription (9.5) hands out the list it pulled last and keeps
+    the next pulled lists in a queue; with both empty, the projection writes what it has.
+    """
+    feed = getattr(getattr(runner, "_subscription", None), "subscription", None)
+    try:
+        return (feed._notifications_index >= len(feed._notifications)
+                and feed._notifications_queue.empty())
+    except AttributeError:  # another kind of subscription: write each event at once
+        return True
+
+
+def wake(subscription: Any) -> None:
+    """Make a pull-on-notify subscription pull now, as a database NOTIFY would."""
+    subscription._has_been_notified.set()
+
+
+def insert_tracking(recorder: Any, cursor: Any, tracking: Any) -> None:
+    """Record a position in the transaction of `cursor` (the views' updates commit with it)."""
+    recorder._insert_tracking(cursor, tracking)
