@@ -1,4 +1,4 @@
-"""The benchmark's subcommand, `gruft bench`."""
+"""The benchmark's subcommand, `gruft bench` (and its crash test, `gruft bench --crash`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,25 @@ import argparse
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """`gruft bench` (its module, which needs the bench extra's RLCard, loads when it runs)."""
     p = sub.add_parser(
-        "bench", help="measure domain, replay and API speed against RLCard, eventsourcing and Flask")
+        "bench", help="measure domain, replay and API speed against RLCard, "
+                      "eventsourcing and Flask; or, with --crash, kill workers under load")
     p.add_argument("--quick", action="store_true", help="smaller sizes: done within 2 minutes")
     p.add_argument("--seed", type=int, default=1, help="seed of the games played (default 1)")
+    p.add_argument("--crash", action="store_true",
+                   help="the crash test instead: SIGKILL workers under load on SQLite and "
+                        "PostgreSQL, then check every answered command is in the log and every "
+                        "game verifies (python -m bench.crash --help for its sizes)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `gruft bench`."""
+    """Run `gruft bench`, or its crash test."""
+    if args.crash:
+        from bench import crash
+
+        seconds, kills = (8.0, 4) if args.quick else (20.0, 8)
+        return crash.run(["sqlite", "postgres"], seconds, kills, workers=2, clients=4,
+                         seed=args.seed)
     from bench import suite
 
     return suite.run(args)

@@ -279,6 +279,7 @@ class MirrorPlayer:
         self.answered = answered
         self.games_started = 0
         self.games: list[MirroredGame] = list(games or [])
+        self.started: list[MirroredGame] = []  # the games this player created
         self.turn = 0
         if not self.games:
             self.new_game()
@@ -290,12 +291,17 @@ class MirrorPlayer:
         game = create_mirrored(self.conn, key, self.seed * 1000 + self.games_started,
                                self.options(key) if self.options else None)
         self.games.append(game)
+        self.started.append(game)
         return game
 
     def step(self) -> bool:
         """Send one random legal command to the next game in turn."""
         if not self.games:
-            self.new_game()
+            try:
+                self.new_game()
+            except (OSError, RuntimeError):  # the server could not create it (or answer)
+                self.conn.recorder.count("errors")
+                return True
         self.turn = (self.turn + 1) % len(self.games)
         game = self.games[self.turn]
         local = game.local
