@@ -7,6 +7,7 @@ viewer — and to a spectator — through every endpoint, while the host sees th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -14,6 +15,8 @@ import re
 import pytest
 
 from domain import available_games, game_class
+from tests.api.sse import ClientStream
+from tests.kit import SHORT_OPTIONS, play_over_rest
 
 PLAYERS = ["Ann", "Ben", "Cy"]
 VIEWER = "Ann"
@@ -68,9 +71,11 @@ def twin_deals(key: str) -> tuple[dict, dict, dict]:
     raise KeyError(key)
 
 
-def scrub(value, game_id: str):
-    """An answer without what naturally differs between two games (ids, times, hashes)."""
+def scrub(value, game_id: str, commitment: str = "<commitment>"):
+    """An answer without what naturally differs between two games (ids, times, hashes, and the
+    seed commitment, which each game's own salt makes different)."""
     text = json.dumps(value, sort_keys=True).replace(game_id, "<game>")
+    text = text.replace(commitment, "<commitment>")
     text = re.sub(r'"(timestamp|created_at)": "[^"]*"', r'"\1": "<time>"', text)
     return json.loads(text)
 
@@ -78,6 +83,7 @@ def scrub(value, game_id: str):
 def seen_by(client, game: dict, headers: dict, player: str | None) -> dict:
     """Everything one viewer can read about a game, through every endpoint."""
     gid = game["game_id"]
+    commitment = client.get(f"/games/{gid}").get_json()["seed_commitment"]
     paths = [f"/games/{gid}", f"/games/{gid}/events?limit=1000", f"/games/{gid}/export",
              f"/games/{gid}/replay/0", f"/games/{gid}/replay/1", f"/games/{gid}/viewer"]
     if player:
@@ -86,10 +92,10 @@ def seen_by(client, game: dict, headers: dict, player: str | None) -> dict:
     for path in paths:
         answer = client.get(path, headers=headers)
         body = answer.get_json(silent=True)
-        out[path.replace(gid, "<game>")] = (answer.status_code,
-                                            scrub(body, gid) if body is not None else None)
+        out[path.replace(gid, "<game>")] = (
+            answer.status_code, scrub(body, gid, commitment) if body is not None else None)
     listed = client.get("/games?limit=200").get_json()["games"]
-    out["list"] = [scrub(g, gid) for g in listed if g["game_id"] == gid]
+    out["list"] = [scrub(g, gid, commitment) for g in listed if g["game_id"] == gid]
     return out
 
 
@@ -165,3 +171,70 @@ def test_pending_moves_never_show(client):
     # Check Ben himself sees his own move, which differs between the games.
     ben = {g["game_id"]: {"Authorization": f"Bearer {g['player_tokens']['Ben']}"} for g in games}
     assert seen_by(client, a, ben[a["game_id"]], "Ben") != seen_by(client, b, ben[b["game_id"]], "Ben")
+
+
+# -- the seed's salt (format 2 of the replay document, docs/api.md) ---------------------------
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def keys_in(value) -> set[str]:
+    """Every object key anywhere in a JSON value."""
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in keys_in(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys_in(v)}
+    return set()
+
+
+def every_answer(client, gid: str, headers: dict, token: str | None) -> dict[str, tuple]:
+    """(status, raw text, JSON or None) of every endpoint one viewer can read about a game."""
+    query = f"?token={token}" if token else ""
+    paths = [f"/games/{gid}", f"/games/{gid}/view", f"/games/{gid}/legal-moves",
+             f"/games/{gid}/events?limit=1000", f"/games/{gid}/replay/0",
+             f"/games/{gid}/replay/1", f"/games/{gid}/export", f"/games/{gid}/viewer{query}",
+             f"/games/{gid}/play{query}", "/games?limit=200"]
+    out = {}
+    for path in paths:
+        answer = client.get(path, headers=headers)
+        out[path] = (answer.status_code, answer.get_data(as_text=True),
+                     answer.get_json(silent=True))
+    stream = ClientStream(client, f"/games/{gid}/stream{query}")
+    first = stream.next()
+    stream.close()
+    out["stream"] = (stream.status, json.dumps(first.data), first.data)
+    return out
+
+
+@pytest.mark.parametrize("key", available_games())
+def test_the_salt_is_as_secret_as_the_seed_until_the_end(client, key):
+    game = client.post("/games", json={"game": key, "players": PLAYERS, "seed": 42,
+                                       "options": SHORT_OPTIONS[key]}).get_json()
+    gid = game["game_id"]
+    salt = client.get(f"/games/{gid}/export", headers=host(game)).get_json()["salt"]
+    assert re.fullmatch(r"[0-9a-f]{64}", salt)
+    # Check the commitment is salted: seed 42 is not found by trying small whole numbers.
+    commitment = game["view"]["seed_commitment"]
+    assert commitment == sha256(f"{salt}:42") != sha256("42")
+    assert all(sha256(str(n)) != commitment for n in range(100_000))
+    # Fail to see the salt or the seed as a spectator or from any seat, through any endpoint.
+    seen_by_whom = [("spectator", {}, None)] + [
+        (name, {"Authorization": f"Bearer {token}"}, token)
+        for name, token in game["player_tokens"].items()]
+    for who, headers, token in seen_by_whom:
+        for path, (status, text, body) in every_answer(client, gid, headers, token).items():
+            assert salt not in text, f"{who} sees the salt through {path} ({status})"
+            assert not {"salt", "seed"} & keys_in(body), f"{who}: {path} ({status})"
+    # Check once the game is over everybody sees both, and the export verifies with them.
+    play_over_rest(client, game, random.Random(2))
+    view = client.get(f"/games/{gid}").get_json()
+    assert (view["seed"], view["salt"]) == (42, salt)
+    document = client.get(f"/games/{gid}/export").get_json()
+    assert (document["format_version"], document["salt"], document["seed"]) == (2, salt, 42)
+    assert client.post("/replays/verify", json=document).get_json()["valid"] is True
+    # Fail to pass off another salt: the seed no longer matches the commitment.
+    document["salt"] = "0" * 64
+    verdict = client.post("/replays/verify", json=document).get_json()
+    assert verdict["valid"] is False
+    assert "seed_mismatch" in {p["code"] for p in verdict["problems"]}
