@@ -66,13 +66,17 @@ def root(page, name: str) -> str | None:
     return page.get_attribute(ROOT, name)
 
 
+READY_JS = """() => {
+  const root = document.querySelector("#play");
+  const box = document.querySelector('#moves[data-state="ready"]');
+  if (!root || !box || box.dataset.version !== root.dataset.version) return [];
+  return [...box.querySelectorAll("button[data-move]")].filter((b) => !b.disabled).map((b) => b.dataset.move);
+}"""
+
+
 def ready_moves(page) -> list[str]:
     """The data-move of every button when this seat's moves are ready for the version shown."""
-    box = page.query_selector(READY)
-    if box is None or box.get_attribute("data-version") != root(page, "data-version"):
-        return []
-    return [b.get_attribute("data-move") for b in box.query_selector_all("button[data-move]")
-            if b.is_enabled()]
+    return page.evaluate(READY_JS)  # one round trip: this runs for every seat on every round
 
 
 @dataclass
