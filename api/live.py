@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,9 @@ blp = GruftBlueprint("live", __name__, description="Live play: the event stream 
 log = logging.getLogger("gruft.api")
 
 KEEPALIVE_SECONDS = 15.0  # API.md: a comment line at least every 15 s keeps idle streams open
+# An idle stream also reads the store this often, whatever it was told: a lost announcement could
+# only ever delay a message (the live feed loses none that we know of; this is a safety net).
+RESYNC_SECONDS = 60.0
 STREAM_HEADERS = {
     "Cache-Control": "no-store",
     "X-Accel-Buffering": "no",  # a buffering proxy in front (nginx) passes each message on
@@ -79,14 +83,16 @@ class EventStream:
         game, events, view = first
         try:
             yield message(game.version, events, view)
-            version = game.version
+            version, synced = game.version, time.monotonic()
             while not game.finished:  # the message that finishes or aborts the game is the last
                 if not self._watch.wait(version, keepalive):
+                    # Writing is also how a stream learns that its client has gone.
                     yield ": keepalive\n\n"
-                # Read the store after every wake and every keepalive: a missed announcement
-                # only ever delays a message.
+                    if time.monotonic() - synced < RESYNC_SECONDS:
+                        continue
                 game, events, view = store.update(args["game_id"], args["viewer"], version,
                                                   args["player"])
+                synced = time.monotonic()
                 if game.version > version:
                     yield message(game.version, events, view)
                     version = game.version

@@ -1,0 +1,156 @@
+"""service.live: waiters and listeners learn of every stored change, from this Application and
+from others on the same store (another worker's on SQLite, another server's on PostgreSQL)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+
+import pytest
+
+from domain.core import HOST
+from service import Games
+from service.live import Live
+from tests.service.storage.kit import new_game, random_command
+
+WAIT = 20.0  # seconds a test waits for a wake that must come; it returns as soon as it does
+
+
+class Recorded:
+    """A listener that keeps what it was told, and can wait for a version of a game."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[uuid.UUID, int]] = []
+        self.cond = threading.Condition()
+
+    def __call__(self, game_id: uuid.UUID, version: int) -> None:
+        with self.cond:
+            self.calls.append((game_id, version))
+            self.cond.notify_all()
+
+    def wait_for(self, game_id: uuid.UUID, version: int) -> bool:
+        with self.cond:
+            return self.cond.wait_for(
+                lambda: any(g == game_id and v >= version for g, v in self.calls), WAIT)
+
+
+def test_a_watch_wakes_on_a_newer_version_only():
+    live = Live(recorder=None)
+    game = uuid.uuid4()
+    with live.watch(game) as watch:
+        assert watch.wait(0, 0.01) is False  # nothing announced: times out
+        live.changed(game, 3)
+        assert watch.wait(2, 0.01) is True
+        assert watch.wait(3, 0.01) is False  # 3 is known to the waiter: no news
+        live.changed(uuid.uuid4(), 9)  # another game wakes nobody here
+        assert watch.wait(3, 0.01) is False
+
+
+def test_a_waiter_in_another_thread_is_woken():
+    live = Live(recorder=None)
+    game, woke = uuid.uuid4(), []
+    with live.watch(game) as watch:
+        waiter = threading.Thread(target=lambda: woke.append(watch.wait(5, WAIT)))
+        waiter.start()
+        live.changed(game, 6)
+        waiter.join(WAIT)
+    assert woke == [True]
+
+
+def test_listeners_hear_each_new_version_once_until_unsubscribed():
+    live, heard = Live(recorder=None), Recorded()
+    game = uuid.uuid4()
+    stop = live.subscribe(heard)
+    live.changed(game, 2)
+    live.changed(game, 2)  # the same change again (saved here, then read from the log)
+    live.changed(game, 1)  # an older one
+    live.changed(game, 4)
+    stop()
+    live.changed(game, 5)
+    assert heard.calls == [(game, 2), (game, 4)]
+
+
+def test_a_failing_listener_does_not_stop_the_others():
+    live, heard = Live(recorder=None), Recorded()
+
+    def broken(game_id, version):
+        raise RuntimeError("boom")
+
+    live.subscribe(broken)
+    live.subscribe(heard)
+    game = uuid.uuid4()
+    live.changed(game, 1)
+    assert heard.calls == [(game, 1)]
+
+
+def test_a_closed_watch_forgets_its_game():
+    live = Live(recorder=None)
+    game = uuid.uuid4()
+    with live.watch(game), live.watch(game):
+        assert game in live._slots
+    assert game not in live._slots
+
+
+def test_a_save_here_wakes_a_watch_at_once(sqlite_env):
+    games = Games(env=sqlite_env)
+    try:
+        gid = new_game(games, "vampir")
+        version = games.game(gid).version
+        heard = Recorded()
+        games.live.subscribe(heard)
+        with games.live.watch(gid) as watch:
+            command = random_command(games.game(gid), random.Random(1))
+            games.run_command(gid, HOST, command)
+            assert watch.wait(version, WAIT)
+        assert heard.calls[-1] == (gid, games.game(gid).version)
+    finally:
+        games.close()
+
+
+def wakes_across_applications(env: dict[str, str]) -> None:
+    """A command stored through one Application wakes a watch and a listener of another."""
+    writer, reader = Games(env=env), Games(env=env)
+    try:
+        gid = new_game(writer, "vampir")
+        reader.game(gid)
+        heard = Recorded()
+        reader.live.subscribe(heard)
+        with reader.live.watch(gid) as watch:
+            version = reader.game(gid).version
+            writer.run_command(gid, HOST, random_command(writer.game(gid), random.Random(2)))
+            stored = writer.game(gid).version
+            # Check the reader's watcher learnt of it from the store (not from the writer).
+            assert watch.wait(version, WAIT), "the other Application's command woke nobody"
+        assert heard.wait_for(gid, stored)
+        assert reader.game(gid).version == stored
+        # Check token hashes (another aggregate) are no game change.
+        assert {g for g, _ in heard.calls} == {gid}
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_a_command_through_another_application_wakes_on_sqlite(sqlite_env):
+    wakes_across_applications(sqlite_env)
+
+
+@pytest.mark.postgres
+def test_a_command_through_another_application_wakes_on_postgres(postgres_env):
+    wakes_across_applications(postgres_env)
+
+
+def test_the_watcher_stops_with_its_application(sqlite_env):
+    games = Games(env=sqlite_env)
+    with games.live.watch(uuid.uuid4()):
+        watcher = games.live._watcher
+        assert watcher is not None and watcher.is_alive()
+    games.close()
+    assert not watcher.is_alive()
+
+
+def test_an_in_memory_store_needs_no_watcher():
+    games = Games(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with games.live.watch(uuid.uuid4()):
+        assert games.live._watcher is None
+    games.close()
