@@ -27,7 +27,7 @@ def test_serve_binds_host_and_port(exec_argv, capsys):
     assert argv[argv.index("--workers") + 1] == "3"
     # No gunicorn access log (it would print query strings) and no shared control socket.
     assert "--access-logfile" not in argv and "--no-control-socket" in argv
-    assert argv[-1] == "api:create_app()"
+    assert argv[-1] == "cli.wsgi:create_app()"  # the API with its bot runner beside it
     assert "http://127.0.0.1:8123" in capsys.readouterr().out
 
 
