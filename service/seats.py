@@ -18,7 +18,7 @@ from eventsourcing.utils import get_topic
 
 from domain.core import BadSetup
 
-# The bots a seat may be given (API.md, POST /games); every game has both (tests/bots).
+# The bots a seat may be given (docs/api.md, POST /games); every game has both (tests/bots).
 BOT_KINDS = ("heuristic", "random")
 
 

@@ -58,7 +58,7 @@ def body(key: str, bots: Any, **extra: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("bots", [
     {"Zed": "random"},  # not a seat
     {"Ann": "smart"},  # not a bot
-    {"Ann": "first"},  # a bot of bots/, but not one a seat may be given (API.md)
+    {"Ann": "first"},  # a bot of bots/, but not one a seat may be given (docs/api.md)
     {"Ann": 1},
     {"Ann": None},
     {"": "random"},

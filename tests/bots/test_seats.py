@@ -98,7 +98,7 @@ def commands_of(key: str, records: list[dict]) -> dict[str, int]:
 
 
 def test_every_game_has_every_bot_a_seat_may_be_given():
-    # Check the kinds the service accepts (API.md: heuristic | random) exist for every game.
+    # Check the kinds the service accepts (docs/api.md: heuristic | random) exist for every game.
     for key in available_games():
         for kind in BOT_KINDS:
             assert make_bot(kind, key, random.Random(0)).name == kind
