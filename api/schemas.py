@@ -9,7 +9,8 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from domain import GAMES, game_class
 from domain.core import BadSetup, Param
-from domain.core.game import MAX_ABORT_REASON, MAX_NAME_LENGTH, check_seed
+from domain.core.game import MAX_ABORT_REASON, check_seed
+from domain.core.names import MAX_NAME_LENGTH
 from service.readmodels.metrics import METRICS
 from service.seats import BOT_KINDS
 

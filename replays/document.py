@@ -269,7 +269,7 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
         try:
             game = cls.start(setup.get("players"), seed=setup.get("seed"),
                              options=setup.get("options"), deal=setup.get("deal"),
-                             salt=setup.get("salt"))
+                             salt=setup.get("salt"), recorded=True)  # names as recorded
         except GameError as exc:
             verdict.add(1, "bad_setup", f"the recorded setup cannot start a game: {exc}")
             return None

@@ -29,6 +29,7 @@ from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
+from domain.core.names import check_seated_names
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.internals import SaveHooks, reconstruct, tune_pool
@@ -268,7 +269,12 @@ class Games(SaveHooks):
         return self._store_new(aggregate, seats)
 
     def store_imported(self, aggregate: Game) -> NewGame:
-        """Store a game re-run from a verified replay document, under a new id and new tokens."""
+        """Store a game re-run from a verified replay document, under a new id and new tokens.
+
+        Its seats are the recorded names: they must follow today's name rule (no look-alike
+        seats here), though the document verifies whatever rule it was recorded under.
+        """
+        check_seated_names(list(aggregate.players))
         return self._store_new(aggregate)
 
     def _store_new(self, aggregate: Game, bots: dict[str, str] | None = None) -> NewGame:

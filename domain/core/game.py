@@ -9,7 +9,6 @@ fixed when each event is triggered, legal-move normalisation and the views.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -33,14 +32,13 @@ from eventsourcing.utils import get_topic
 from domain.core.chain import event_hash, timestamp_text
 from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
+from domain.core.names import check_recorded_names, seat_names
 from domain.core.narration import Narrator
 from domain.core.visibility import Viewer, redact_event_data, sees_everything
 
-MAX_NAME_LENGTH = 40
 MAX_ABORT_REASON = 500  # characters of the reason a host gives for aborting a game
 SEED_MAX_LENGTH = 200  # characters of a string seed
 SEED_MAX_BITS = 512  # size of a numeric seed
-_NAME = re.compile(r"^[^\x00-\x1f\x7f]+$")
 
 # During verification and import the recorded timestamps are replayed instead of the clock.
 _recorded_timestamps: ContextVar[Iterator[datetime] | None] = ContextVar(
@@ -315,13 +313,15 @@ class Game(Aggregate):
         options: dict[str, Any] | None = None,
         deal: dict[str, Any] | None = None,
         salt: str | None = None,
+        recorded: bool = False,
     ) -> Game:
         """Check the setup, record it, and deal: a new game ready for its first command.
 
         The service always draws a `salt` (replay format 2); a game started without one commits
-        to its seed unsalted, as replay documents of format 1 did.
+        to its seed unsalted, as replay documents of format 1 did. `recorded`: the players are
+        a replay document's, seated as recorded under the name rule of their day.
         """
-        players = cls.check_players(players)
+        players = cls.check_players(players, recorded=recorded)
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
         check_salt(salt)
@@ -341,20 +341,16 @@ class Game(Aggregate):
         return game
 
     @classmethod
-    def check_players(cls, players: Any) -> list[str]:
-        """Seats in creation order: distinct names, a count the game allows."""
+    def check_players(cls, players: Any, *, recorded: bool = False) -> list[str]:
+        """Seats in creation order: names by the rule (domain.core.names), a count the game
+        allows."""
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise BadSetup("players must be a list of names")
         if not cls.MIN_PLAYERS <= len(players) <= cls.MAX_PLAYERS:
             raise BadSetup(
                 f"{cls.KEY} is for {cls.MIN_PLAYERS} to {cls.MAX_PLAYERS} players, not {len(players)}"
             )
-        for name in players:
-            if not name.strip() or len(name) > MAX_NAME_LENGTH or not _NAME.match(name):
-                raise BadSetup(f"player names must be 1 to {MAX_NAME_LENGTH} printable characters")
-        if len(set(players)) != len(players):
-            raise BadSetup("player names must be distinct")
-        return list(players)
+        return check_recorded_names(players) if recorded else seat_names(players)
 
     @classmethod
     def check_options(cls, options: Any, player_count: int) -> dict[str, Any]:

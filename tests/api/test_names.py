@@ -1,0 +1,63 @@
+"""Player names over the API (issue 16, item 6): look-alike seats are refused at creation and
+import; a name is seated trimmed and NFC-normalised; an old document with such names verifies."""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+
+import pytest
+
+from domain import game_class
+from domain.core import event_record
+from replays.document import build_document
+from tests.api.test_contract import assert_error
+
+LOOK_ALIKES = [["Ann", "ann"], ["Zoë", unicodedata.normalize("NFD", "Zoë")], ["Ann", "An\u200bn"],
+               ["Ann", "\u202eAnn"], ["Ann", "A\u0085nn"], ["Ann", "Ann\u2066"], ["Ann", " Ann "]]
+
+
+@pytest.mark.parametrize("players", LOOK_ALIKES)
+def test_look_alike_seats_are_refused(client, players):
+    # Fail to seat names that look alike, or hide characters: 400, nothing stored.
+    answer = client.post("/games", json={"game": "voodoo-prince", "players": players})
+    assert_error(answer, 400, "bad_request")
+    assert client.get("/games").get_json()["games"] == []
+
+
+def test_names_are_seated_trimmed_and_normalised(client):
+    nfd = unicodedata.normalize("NFD", "Zoë")
+    answer = client.post("/games", json={"game": "voodoo-prince", "players": [" Ann", nfd]})
+    assert answer.status_code == 201, answer.get_json()
+    created = answer.get_json()
+    assert created["view"]["players"] == ["Ann", "Zoë"]
+    assert set(created["player_tokens"]) == {"Ann", "Zoë"}
+    listed = client.get("/games?player=Zo%C3%AB").get_json()["games"]
+    assert [g["game_id"] for g in listed] == [created["game_id"]]
+
+
+def recorded_document(app, players: list[str]) -> dict:
+    """A finished game seated under the old rule (format 1), exported by this server."""
+    cls = game_class("voodoo-prince")
+    game = cls.start(players, seed=3, options={"rounds": 1}, recorded=True)
+    rng = random.Random(3)
+    while not game.finished:
+        player = rng.choice(game.to_act)
+        game.execute(player, rng.choice(game.legal_moves(player)))
+    key = app.extensions["gruft.signing_key"]
+    return build_document(game, [event_record(e) for e in game.pending_events], key.sign,
+                          key.public_pem)
+
+
+def test_an_old_document_with_look_alike_seats_verifies_but_is_not_imported(app, client):
+    document = recorded_document(app, ["Ann", "ann"])
+    # Check it is what it says: the game as recorded, valid.
+    verdict = client.post("/replays/verify", json=document).get_json()
+    assert verdict["valid"] is True, verdict
+    # Fail to import it: this server seats no look-alike names (400), nothing stored.
+    error = assert_error(client.post("/games/import", json=document), 400, "bad_request")
+    assert "name" in error["message"]
+    assert client.get("/games").get_json()["games"] == []
+    # Check an old document whose names follow the rule imports as before.
+    fine = recorded_document(app, ["Ann", "Ben"])
+    assert client.post("/games/import", json=fine).status_code == 201
