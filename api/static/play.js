@@ -270,7 +270,7 @@ function logEvent(event) {
   if (d.player) bits.push(d.player);
   for (const [key, value] of Object.entries(d)) {
     if (key === "player" || value === null || typeof value === "object" || String(value).length > 24) continue;
-    bits.push(`${key} ${value}`);
+    bits.push(`${key.replace(/_/g, " ")} ${value}`);
   }
   for (const key of ["card", "cards"]) if (Array.isArray(d[key])) bits.push(d[key].join(" "));
   const item = el("li", { "data-version": event.version, "data-type": event.type },
@@ -474,12 +474,15 @@ function drawHand() {
   }
   box.hidden = false;
   const ready = $("moves").dataset.state === "ready" && myTurn();
+  // Cards some legal move plays stand out; the others can still be tried (and are refused
+  // with their ruling).
+  const legal = new Set(ready ? game.moves.flatMap((m) => (m.card ? [m.card] : m.cards || [])) : []);
   const cards = hand.map((code, i) => {
     if (v.game !== "voodoo-prince" && v.game !== "vampire-queen") {
       return el("span", { class: "hand-card", "data-card": code }, card(v.game, code));
     }
     const picked = v.game === "vampire-queen" && game.selected.has(i);
-    const button = el("button", { type: "button", class: `hand-card${picked ? " picked" : ""}`, "data-card": code,
+    const button = el("button", { type: "button", class: `hand-card${picked ? " picked" : ""}${legal.has(code) ? " legal" : ""}`, "data-card": code,
       "aria-pressed": v.game === "vampire-queen" ? String(picked) : null, title: code }, card(v.game, code));
     button.disabled = !ready;
     button.addEventListener("click", () => {
