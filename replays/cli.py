@@ -1,14 +1,16 @@
-"""The replays' subcommands: `gruft verify` and `gruft replay`."""
+"""The replays' subcommands: `gruft verify`, `gruft replay` and `gruft report`."""
 
 from __future__ import annotations
 
 import argparse
 
-from replays import stepper, verify
+from replays import report, stepper, verify
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """`gruft verify` and `gruft replay`."""
+    """`gruft verify`, `gruft replay` and `gruft report`."""
     verify.configure(sub.add_parser(
         "verify", help="verify a replay document: chain, signature, seed, rules, scores"))
     stepper.configure(sub.add_parser("replay", help="step through a replay document in the terminal"))
+    report.configure(sub.add_parser(
+        "report", help="write a dispute report: one self-contained HTML page about one step"))
