@@ -95,6 +95,8 @@ function connect() {
   }
   const url = new URL(urls.stream, window.location.href);
   if (token) url.searchParams.set("token", token); // EventSource cannot send headers
+  // Reconnecting after a drop: the first message brings every event since the version shown.
+  if (game.version >= 0) url.searchParams.set("after", String(game.version));
   let opened = false;
   const source = new EventSource(url);
   game.source = source;
