@@ -13,7 +13,19 @@ from api.inputs import MAX_BODY_BYTES  # larger get 413 (replay documents: MAX_D
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
-    from api import cors, docs, games, inputs, live, play, replays, request_log, stats, viewer
+    from api import (
+        cors,
+        docs,
+        games,
+        inputs,
+        limits,
+        live,
+        play,
+        replays,
+        request_log,
+        stats,
+        viewer,
+    )
     from api.errors import GruftApi, register_error_handlers
     from service import Games
     from service.readmodels import read_models
@@ -49,6 +61,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for resource in (games, live, replays, stats, viewer, play):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
+    limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
     cors.init_app(app)  # GRUFT_CORS_ORIGINS: web clients on other origins (none by default)
     register_error_handlers(app)

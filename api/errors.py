@@ -19,8 +19,8 @@ from service import Conflict, Forbidden, GameNotFound, Unauthorized
 
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
               405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
-              415: "unsupported_media_type", 422: "bad_request", 500: "internal_error",
-              503: "unavailable"}
+              415: "unsupported_media_type", 422: "bad_request", 429: "rate_limited",
+              500: "internal_error", 503: "unavailable"}
 RETRY_AFTER_SECONDS = 1  # told to a client whose request met a busy store
 log = logging.getLogger("gruft.api")
 

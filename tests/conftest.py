@@ -12,6 +12,11 @@ from api import create_app
 
 POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
 
+# The suite creates games by the hundred, from one address: no creation limit (GRUFT_CREATE_LIMIT,
+# api/limits.py) in its apps and the servers it starts; the tests of the limit set their own.
+os.environ["GRUFT_CREATE_LIMIT"] = "0"
+os.environ.pop("GRUFT_CREATE_KEY", None)
+
 
 def postgres_available() -> bool:
     """Whether the test run found PostgreSQL (scripts/test.sh sets GRUFT_POSTGRES)."""
