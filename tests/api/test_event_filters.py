@@ -144,3 +144,17 @@ def test_player_filter_is_no_side_channel_for_secret_moves(client):
     # Cy sees their own move and finds it under both names
     assert secret in [e["version"] for e in log(client, twins[0], seat(twins[0], "Cy"), "&player=a")]
 
+
+
+def test_a_filtered_long_poll_waits_for_a_match_only(client):
+    game = played(client, "voodoo-prince", 2)
+    gid = game["game_id"]
+    # Nothing matches yet: the poll answers empty when its time is up, and does not fail
+    answer = client.get(f"/games/{gid}/events?type=GameEnded&wait=0.3")
+    assert answer.status_code == 200
+    assert answer.get_json() == {"events": [], "next_after": None}
+    # A match already stored answers at once, with its version as stored
+    first = client.get(f"/games/{gid}/events?type=CardPlayed&wait=5").get_json()
+    assert [e["type"] for e in first["events"]] == ["CardPlayed", "CardPlayed"]
+    # A bad filter is refused before any waiting
+    assert client.get(f"/games/{gid}/events?type=Nope&wait=5").status_code == 400
