@@ -8,7 +8,7 @@ import argparse
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """`gruft bench` (its module, which needs the bench extra's RLCard, loads when it runs)."""
     p = sub.add_parser(
-        "bench", help="measure domain, replay and API speed against RLCard, "
+        "bench", help="measure domain, replay, API and stream speed against RLCard, "
                       "eventsourcing and Flask; or, with --crash, kill workers under load")
     p.add_argument("--quick", action="store_true", help="smaller sizes: done within 2 minutes")
     p.add_argument("--seed", type=int, default=1, help="seed of the games played (default 1)")

@@ -56,9 +56,12 @@ def listening_socket() -> socket.socket:
 
 
 def gunicorn_argv(app_spec: str, sock: socket.socket, workers: int) -> list[str]:
-    """gunicorn as `gruft serve` runs it (api.cli.serve), for another app."""
+    """gunicorn as `gruft serve` runs it (api.cli.serve: its serving model), for another app."""
+    from api.cli import DEFAULT_THREADS, worker_options
+
     gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
-    return [gunicorn, "--bind", f"fd://{sock.fileno()}", "--workers", str(workers),
+    return [gunicorn, "--bind", f"fd://{sock.fileno()}",
+            *worker_options(workers, DEFAULT_THREADS),
             "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket", app_spec]
 
 

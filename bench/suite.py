@@ -6,7 +6,10 @@ Every figure is measured next to its baseline in the same run, so ratios hold on
 - replay: events per second rebuilding finished games from a SQLite store, against a trivial
   one-field aggregate rebuilt from the same store;
 - API: commands served by ``gruft serve --workers 2`` over loopback against a hello-world Flask
-  app served by gunicorn the same way.
+  app served by gunicorn the same way;
+- streams (bench.streams): with 5 live streams open on each of 200 games, the delay from a
+  command's answer to its update on every stream of its game, and commands per second against
+  the same load with no stream open.
 In-process rates count CPU seconds of this process (``time.process_time``): on a shared machine
 other processes' load would otherwise skew one side of a ratio. Measurements alternate between
 the sides in rounds and each keeps its best round. The last line printed is one JSON object.
@@ -28,8 +31,11 @@ from typing import Any
 
 from bench import servers
 from bench.load import Connection, MirrorPlayer, Recorder, Run, drive
+from bench.streams import StreamFigures, stream_figures
 from bots.simulate import default_players
 from domain import available_games, game_class
+
+STREAM_P99_TARGET_MS = 100.0  # issue 15: a command reaches every stream of its game within it
 
 
 @dataclass(frozen=True)
@@ -46,14 +52,20 @@ class Sizes:
     # Rebuilds of a kind are repeated within a round until they used this much CPU: one pass
     # over six short VampiRing games is ~10 ms, too short to time on a shared machine.
     replay_cpu_s: float = 0.0
+    stream_games: int = 0  # games with streams open (none: no stream figures)
+    streams_per_game: int = 5
+    stream_seconds: float = 0.0  # load per side (streams open, none open) and round
 
 
 FULL = Sizes(rounds=3, domain_cpu_s=3.0, rlcard_cpu_s=3.0, replay_games=20, api_seconds=10.0,
-             api_max_requests=20_000, api_clients=4, replay_cpu_s=0.3)
+             api_max_requests=20_000, api_clients=4, replay_cpu_s=0.3,
+             stream_games=200, stream_seconds=10.0)  # 1,000 streams
 QUICK = Sizes(rounds=2, domain_cpu_s=1.0, rlcard_cpu_s=1.0, replay_games=6, api_seconds=5.0,
-              api_max_requests=5_000, api_clients=4, replay_cpu_s=0.2)
+              api_max_requests=5_000, api_clients=4, replay_cpu_s=0.2,
+              stream_games=40, stream_seconds=5.0)  # 200 streams
 TINY = Sizes(rounds=1, domain_cpu_s=0.02, rlcard_cpu_s=0.02, replay_games=1, api_seconds=0.5,
-             api_max_requests=30, api_clients=2)  # the smoke test: code paths, not figures
+             api_max_requests=30, api_clients=2, stream_games=2, streams_per_game=2,
+             stream_seconds=0.5)  # the smoke test: code paths, not figures
 
 
 class Stopwatch:
@@ -284,8 +296,9 @@ def hello_load(port: int, sizes: Sizes) -> Run:
                  lambda i, recorder: HelloPlayer(Connection(port, recorder)), main="hello")
 
 
-def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Run, Run]:
-    """Serve gruft and hello world with 2 workers each, alternately load them, keep the best."""
+def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Run, Run, StreamFigures | None]:
+    """Serve gruft and hello world with 2 workers each, alternately load them, keep the best;
+    then the stream rounds on the same gruft server."""
     (work / "api").mkdir(exist_ok=True)
     best_api: Run | None = None
     best_hello: Run | None = None
@@ -305,9 +318,14 @@ def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Run, Run]:
                 best_api = api
             if best_hello is None or hello_run.per_s > best_hello.per_s:
                 best_hello = hello_run
+        live = None
+        if sizes.stream_games:
+            live = stream_figures(gruft.port, sizes.rounds, sizes.stream_games,
+                                  sizes.streams_per_game, sizes.api_clients, sizes.stream_seconds,
+                                  sizes.api_max_requests, seed)
     assert best_api is not None and best_hello is not None
     best_api.rounds, best_hello.rounds = api_rounds, hello_rounds
-    return best_api, best_hello
+    return best_api, best_hello, live
 
 
 # -- the whole run -----------------------------------------------------------------------
@@ -345,7 +363,7 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
             out(f"  {kind:<24} {r.per_cpu_s:>10,.0f} /cpu-s {r.per_wall_s:>10,.0f} /wall-s  "
                 f"({r.work} events, {len(stored[kind])} aggregates)")
 
-        api, hello = api_figures(work, sizes, seed)
+        api, hello, live = api_figures(work, sizes, seed)
     out(f"\napi: {sizes.api_clients} client threads over loopback, 2 gunicorn workers each")
     out(f"  gruft commands  {api.per_s:>8,.0f} /s  p50 {api.percentile(50):.2f} ms  "
         f"p99 {api.percentile(99):.2f} ms  ({api.requests} commands, {api.errors} refused)")
@@ -366,18 +384,54 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
         "api_commands_per_s": round(api.per_s, 1),
         "api_command_errors": api.errors,
         "flask_hello_per_s": round(hello.per_s, 1),
-        "clock": "cpu (process_time) for domain, rlcard and replay; wall for the API",
+        "clock": "cpu (process_time) for domain, rlcard and replay; wall for the API and streams",
     }
-    figures["ratios"] = ratios(domain, rl, replay, api, hello)
+    if live is not None:
+        figures.update(stream_report(live, sizes, out))
+    figures["ratios"] = ratios(domain, rl, replay, api, hello, live)
     out("\ntargets (ratios measured in this run: the median over rounds of each round's ratio)")
     for name, (value, target) in figures["ratios"].items():
         out(f"  {name:<46} {value:6.2f}  (target >= {target})  "
             f"{'ok' if value >= target else 'MISSED'}")
+    if live is not None:  # a bound, not a ratio: the delay itself is what players feel
+        p99 = figures["stream_update_p99_ms"]
+        out(f"  {'stream update p99 ms (command to every stream)':<46} {p99:6.1f}  "
+            f"(target <= {STREAM_P99_TARGET_MS})  {'ok' if p99 <= STREAM_P99_TARGET_MS else 'MISSED'}")
     return figures
 
 
+def stream_report(live: StreamFigures, sizes: Sizes, out: Callable[[str], None]
+                  ) -> dict[str, Any]:
+    """Print the stream figures; answer them for the JSON line."""
+    opened = min(r.streams for r in live.rounds)
+    missed = sum(r.missed for r in live.rounds)
+    delays = live.latencies_ms
+    with_streams, without = live.best_with, live.best_without
+    errors = sum(r.with_streams.errors + r.without.errors for r in live.rounds)
+    out(f"\nstreams: {opened} open over {live.games} games ({live.per_game} per game: each seat's "
+        f"own, then spectators), {sizes.api_clients} client threads, 2 gunicorn workers")
+    out(f"  command answered -> its update on every stream of its game: "
+        f"p50 {live.update_percentile(50):.1f} ms  p99 {live.update_percentile(99):.1f} ms  "
+        f"max {max(delays, default=0):.1f} ms  ({len(delays)} commands, {missed} missed)")
+    out(f"  commands with the streams open  {with_streams.per_s:>8,.0f} /s  "
+        f"p50 {with_streams.percentile(50):.2f} ms  p99 {with_streams.percentile(99):.2f} ms")
+    out(f"  the same load, no stream open   {without.per_s:>8,.0f} /s  "
+        f"p50 {without.percentile(50):.2f} ms  p99 {without.percentile(99):.2f} ms  "
+        f"({errors} commands refused)")
+    return {
+        "streams_open": opened,
+        "stream_games": live.games,
+        "stream_update_p50_ms": round(live.update_percentile(50), 3),
+        "stream_update_p99_ms": round(live.update_percentile(99), 3),
+        "stream_updates_missed": missed,
+        "stream_commands_per_s": round(with_streams.per_s, 1),
+        "stream_baseline_commands_per_s": round(without.per_s, 1),
+        "stream_command_errors": errors,
+    }
+
+
 def ratios(domain: dict[str, Rate], rl: dict[str, Rate], replay: dict[str, Rate], api: Run,
-           hello: Run) -> dict[str, tuple[float, float]]:
+           hello: Run, live: StreamFigures | None = None) -> dict[str, tuple[float, float]]:
     """The issue's targets as (measured ratio, target ratio), each paired round by round."""
     out: dict[str, tuple[float, float]] = {}
     if "vampire-queen" in domain:
@@ -391,6 +445,10 @@ def ratios(domain: dict[str, Rate], rl: dict[str, Rate], replay: dict[str, Rate]
         out[f"{key} replay / same-length baseline"] = (
             paired_ratio(replay[key].rounds, replay[f"baseline:{key}"].rounds), 0.7)
     out["api commands / flask hello"] = (paired_ratio(api.rounds, hello.rounds), 0.3)
+    if live is not None:
+        out["commands with streams open / without"] = (paired_ratio(
+            [r.with_streams.per_s for r in live.rounds], [r.without.per_s for r in live.rounds]),
+            0.8)
     return out
 
 
