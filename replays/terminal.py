@@ -20,7 +20,7 @@ def result_text(scores: dict[str, Any] | None, winners: list[str] | None) -> str
         return "no result (the rules could not be re-run to the end)"
     listed = ", ".join(f"{name} {points}" for name, points in scores.items())
     if not winners:
-        outcome = "nobody wins (yet)"
+        outcome = "no winner"
     elif len(winners) == 1:
         outcome = f"{winners[0]} wins"
     else:

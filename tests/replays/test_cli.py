@@ -129,19 +129,22 @@ def long_game(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("args", [["replay", "--all"], ["verify", "--json"]])
-def test_a_reader_that_leaves_early_ends_the_command_quietly(long_game, args):
-    # `gruft replay … | head -1`: the reader takes one line and closes the pipe.
+@pytest.mark.parametrize("args, lines", [(["replay", "--all"], 1), (["verify", "--json"], 0),
+                                         (["verify"], 0)])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(long_game, args, lines):
+    # `gruft replay … | head -1`: the reader takes a line and closes the pipe while the command
+    # still has much to write; `gruft verify … | head -0` closes it before the verdict is out.
     command, *flags = args
     child = subprocess.Popen([sys.executable, "-m", "cli", command, str(long_game), *flags],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    first = child.stdout.readline()
+    read = [child.stdout.readline() for _ in range(lines)]
     child.stdout.close()
     err = child.stderr.read().decode()
     child.wait(timeout=120)
-    assert first
+    assert all(read)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert err == ""
+    assert child.returncode == (0 if command == "replay" else 2)  # verify: no --key given
 
 
 # -- gruft replay: keys from a pipe ---------------------------------------------------------
