@@ -10,7 +10,7 @@ from api.errors import GruftBlueprint, error_response
 from api.games import documented as _documented
 from api.games import games, viewer
 from api.inputs import request_json
-from replays.document import build_document, verify
+from replays.document import build_document, describe, verify
 from service.signing import SigningKey, check_signature
 
 blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
@@ -62,7 +62,7 @@ class ImportReplay(MethodView):
         verdict = check(json_body())
         if not verdict.valid:
             first = verdict.problems[0]
-            return error_response(422, "invalid_replay", first["message"])
+            return error_response(422, "invalid_replay", describe(first))  # "version N: …"
         return games().store_imported(verdict.game)  # a NewGame, dumped by CreatedGame
 
 

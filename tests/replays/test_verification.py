@@ -196,3 +196,17 @@ def test_a_format_1_document_imports_and_exports_as_format_1(app, client):
     imported = client.post("/games/import", json=doc).get_json()
     again = client.get(f"/games/{imported['game_id']}/export").get_json()
     assert (again["format_version"], again["salt"]) == (2, SALT)
+
+
+def test_an_import_refused_names_the_first_bad_version_once(app, client):
+    server_key = app.extensions["gruft.signing_key"]
+    doc = played(server_key, "voodoo-prince", seed=21)
+    target = next(e for e in doc["events"][10:] if e["type"] == "CardPlayed")
+    held = set(doc["events"][1]["data"]["hands"][target["data"]["player"]])
+    target["data"]["card"] = next(f"{c}{v}" for c in "RBGYP" for v in range(11)
+                                  if f"{c}{v}" not in held)
+    answer = client.post("/games/import", json=resign(rechain(doc), server_key))
+    assert answer.status_code == 422
+    message = answer.get_json()["error"]["message"]
+    assert message.startswith(f"version {target['version']}: ") and "(VP-5)" in message
+    assert message.count("version") == 1
