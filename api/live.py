@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +24,7 @@ from api import schemas
 from api.auth import bearer_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
+from domain.core import Game
 from service import Games
 from service.app import parse_game_id
 from service.live import Watch
@@ -29,6 +32,7 @@ from service.live import Watch
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
 log = logging.getLogger("gruft.api")
 
+SHARED_MESSAGES = 4096  # messages a worker keeps for other streams of the same game and viewer
 KEEPALIVE_SECONDS = 15.0  # API.md: a comment line at least every 15 s keeps idle streams open
 # An idle stream also reads the store this often, whatever it was told: a lost announcement could
 # only ever delay a message (the live feed loses none that we know of; this is a safety net).
@@ -63,11 +67,49 @@ def message(version: int, events: list[dict[str, Any]], view: dict[str, Any]) ->
     return f"id: {version}\nevent: update\ndata: {data}\n\n"
 
 
+class SharedMessages:
+    """Messages already written by this worker, for other streams that need the very same.
+
+    A message depends only on the game, its version, the resume point and who is watching
+    (the token's seat or host, the seat a host names): every spectator of a game, or a player
+    on two devices, gets one text built once. Bounded; safe across threads.
+    """
+
+    def __init__(self, size: int = SHARED_MESSAGES) -> None:
+        self._size = size
+        self._texts: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, store: Games, game: Game, args: dict[str, Any], after: int | None) -> str:
+        viewer = args["viewer"]
+        key = (game.id, game.version, after, viewer.host, viewer.player, args["player"])
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+                return text
+        events, view = store.update_of(game, viewer, after, args["player"])
+        text = message(game.version, events, view)
+        with self._lock:
+            self._texts[key] = text
+            while len(self._texts) > self._size:
+                self._texts.popitem(last=False)
+        return text
+
+
+def shared_messages(store: Games) -> SharedMessages:
+    """This worker's shared messages (one per Application)."""
+    found = getattr(store, "_gruft_stream_messages", None)
+    if found is None:
+        found = store._gruft_stream_messages = SharedMessages()
+    return found
+
+
 class EventStream:
     """The body of a stream response; closing it (the client left) ends the watch at once."""
 
-    def __init__(self, store: Games, watch: Watch, first: tuple, args: dict[str, Any],
-                 keepalive: float, path: str) -> None:
+    def __init__(self, store: Games, watch: Watch, first: tuple[Game, str],
+                 args: dict[str, Any], keepalive: float, path: str) -> None:
         self._watch = watch
         self._messages = self._run(store, first, args, keepalive, path)
 
@@ -78,11 +120,12 @@ class EventStream:
         self._messages.close()
         self._watch.close()
 
-    def _run(self, store: Games, first: tuple, args: dict[str, Any], keepalive: float,
-             path: str) -> Iterator[str]:
-        game, events, view = first
+    def _run(self, store: Games, first: tuple[Game, str], args: dict[str, Any],
+             keepalive: float, path: str) -> Iterator[str]:
+        game, text = first
+        shared = shared_messages(store)
         try:
-            yield message(game.version, events, view)
+            yield text
             version, synced = game.version, time.monotonic()
             while not game.finished:  # the message that finishes or aborts the game is the last
                 if not self._watch.wait(version, keepalive):
@@ -90,11 +133,12 @@ class EventStream:
                     yield ": keepalive\n\n"
                     if time.monotonic() - synced < RESYNC_SECONDS:
                         continue
-                game, events, view = store.update(args["game_id"], args["viewer"], version,
-                                                  args["player"])
+                # The game at the version announced, read once for all the streams of this
+                # worker (Games.current), and the message built once per viewer.
+                game = store.current(args["game_id"], self._watch.latest)
                 synced = time.monotonic()
                 if game.version > version:
-                    yield message(game.version, events, view)
+                    yield shared.get(store, game, args, version)
                     version = game.version
         except GeneratorExit:
             raise
@@ -120,7 +164,8 @@ class Stream(MethodView):
         args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}
         watch = store.live.watch(args["game_id"])
         try:  # registered first, then read: a change stored after this read reaches the stream
-            first = store.update(args["game_id"], who, after, args["player"])
+            game = store.current(args["game_id"])
+            first = (game, shared_messages(store).get(store, game, args, after))
         except BaseException:
             watch.close()
             raise

@@ -55,6 +55,12 @@ class Watch:
         self.game_id = game_id
         self._slot: _Slot | None = live._register(game_id)
 
+    @property
+    def latest(self) -> int:
+        """The newest version announced since the watch began (0: none yet)."""
+        slot = self._slot
+        return slot.version if slot is not None else 0
+
     def wait(self, known: int, timeout: float) -> bool:
         """Block until a version after `known` is announced (True) or `timeout` seconds pass."""
         slot = self._slot

@@ -154,3 +154,33 @@ def test_an_in_memory_store_needs_no_watcher():
     with games.live.watch(uuid.uuid4()):
         assert games.live._watcher is None
     games.close()
+
+
+def test_the_streams_share_of_the_log_is_the_log(sqlite_env):
+    """Games._stored_between (the events all streams of a worker share) answers exactly what
+    the store holds, for any range, whether the tail holds it, part of it, or none of it."""
+    from service import app as service_app
+
+    games = Games(env=sqlite_env)
+    try:
+        gid = new_game(games, "vampir")
+        rng = random.Random(3)
+        for _ in range(service_app.TAIL_EVENTS + 20):
+            command = random_command(games.game(gid), rng)
+            if command is None:
+                break
+            games.run_command(gid, HOST, command)
+        head = games.game(gid).version
+        assert head > service_app.TAIL_EVENTS  # the tail no longer holds the first events
+
+        def stored(after: int, upto: int) -> list:
+            return [(e.originator_version, type(e).__name__) for e in
+                    games.repository.event_store.get(gid, gt=after, lte=upto)]
+
+        for after, upto in ((head - 1, head), (head - 5, head), (0, head), (3, 10),
+                            (head - 2, head - 1), (0, 1)):
+            shared = games._stored_between(gid, after, upto)
+            assert [(e.originator_version, type(e).__name__) for e in shared] == stored(
+                after, upto), (after, upto)
+    finally:
+        games.close()
