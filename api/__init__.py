@@ -14,6 +14,7 @@ from api.inputs import MAX_BODY_BYTES  # larger get 413 (replay documents: MAX_D
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings, the games Application, the API with its OpenAPI document."""
     from api import (
+        arbiter,
         cors,
         docs,
         games,
@@ -58,7 +59,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
 
     api = GruftApi(app)
-    for resource in (games, live, replays, stats, viewer, play):
+    for resource in (games, live, replays, arbiter, stats, viewer, play):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast

@@ -39,7 +39,8 @@ class Export(MethodView):
         """The signed replay document (host any time, anyone once finished)."""
         game, records = games().replay_records(game_id, viewer(game_id), "the export")
         key = signing_key()
-        return build_document(game, records, key.sign, key.public_pem)
+        return build_document(game, records, key.sign, key.public_pem,
+                              games().annotation_records(game))
 
 
 @blp.route("/replays/verify")
@@ -59,11 +60,13 @@ class ImportReplay(MethodView):
     @_documented(400, 422)
     def post(self):
         """Create a game from a valid replay document; a forged one is refused, nothing stored."""
-        verdict = check(json_body())
+        document = json_body()
+        verdict = check(document)
         if not verdict.valid:
             first = verdict.problems[0]
             return error_response(422, "invalid_replay", describe(first))  # "version N: …"
-        return games().store_imported(verdict.game)  # a NewGame, dumped by CreatedGame
+        return games().store_imported(  # a NewGame, dumped by CreatedGame
+            verdict.game, document.get("annotations"))
 
 
 @blp.route("/signing-key")
@@ -71,5 +74,6 @@ class PublicKey(MethodView):
     @blp.response(200, schemas.SigningKeyBody)
     def get(self):
         """The server's Ed25519 public key, to check exported documents offline."""
-        return {"alg": "ed25519", "key": signing_key().public_pem}
+        key = signing_key()
+        return {"alg": "ed25519", "key": key.public_pem, "key_id": key.key_id}
 

@@ -11,6 +11,8 @@ from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.game import MAX_ABORT_REASON, check_seed
 from domain.core.names import MAX_NAME_LENGTH
+from service.arbiter import KINDS as ANNOTATION_KINDS
+from service.arbiter import MAX_TEXT as MAX_ANNOTATION_TEXT
 from service.readmodels.metrics import METRICS
 from service.seats import BOT_KINDS
 
@@ -103,6 +105,9 @@ class View(Schema):
                                    "over; absent for a game imported from a format 1 document"})
     you = fields.String()
     private = fields.Dict()
+    parent = fields.Nested(lambda: ForkParent(), metadata={
+        "description": "only in a fork: the game it was forked from, the version of the event "
+                       "after which it begins and that event's hash"})
     bots = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description":
                        "only in games with bot seats: {player name: bot} for the seats the "
                        "server plays"})
@@ -185,6 +190,49 @@ class CommandResult(Schema):
 class AbortBody(StrictSchema):
     reason = fields.String(required=True, validate=validate.Length(1, MAX_ABORT_REASON),
                            metadata={"description": "why the host stops the game (public)"})
+
+
+# -- the arbiter's desk: annotations and forks ---------------------------------------------
+
+class ForkParent(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    hash = fields.String(required=True)
+
+
+class AnnotationBody(StrictSchema):
+    version = WholeNumber(required=True, validate=validate.Range(0, MAX_CURSOR),
+                          metadata={"description": "the step annotated: an event's version, "
+                                                   "0 for the setup"})
+    text = fields.String(required=True, validate=validate.Length(1, MAX_ANNOTATION_TEXT))
+    kind = fields.String(load_default="note", validate=validate.OneOf(ANNOTATION_KINDS))
+
+
+class Annotation(Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(ANNOTATION_KINDS))
+    text = fields.String(required=True)
+    author = fields.String(required=True)
+    timestamp = fields.String(required=True)
+
+
+class Annotations(Schema):
+    annotations = fields.List(fields.Nested(Annotation), required=True)
+
+
+class ForkBody(StrictSchema):
+    at = WholeNumber(required=True, validate=validate.Range(0, MAX_CURSOR), metadata={
+        "description": "the version of the event after which the fork begins"})
+
+
+class ForkLink(Schema):
+    game_id = fields.String(required=True)
+    at = fields.Integer(required=True)
+
+
+class Forks(Schema):
+    forks = fields.List(fields.Nested(ForkLink), required=True)
 
 
 class LegalMoves(Schema):
@@ -284,6 +332,13 @@ class Document(Schema):
     events = fields.List(fields.Nested(ChainedEvent), required=True)
     final = fields.Nested(Final, required=True)
     signature = fields.Nested(Signature, required=True)
+    key_id = fields.String(metadata={"description": "the signing key's fingerprint: SHA-256 hex "
+                                     "of its DER public key"})
+    annotations = fields.List(fields.Dict(), metadata={"description": (
+        "the arbiter's notes and rulings: [{id, version, kind, text, author, timestamp, "
+        "event_hash, prev_hash, hash}], chained from the seed commitment")})
+    parent = fields.Nested(ForkParent, metadata={"description": "a fork's parent game, version "
+                                                 "and the hash of that event"})
 
 
 class Verdict(Schema):
@@ -292,6 +347,8 @@ class Verdict(Schema):
         ["verified", "unverified", "untrusted", "invalid", "unchecked"]), metadata={
         "description": "verified: by this server's key; untrusted: a valid signature by a key "
                        "this server does not know; invalid: it does not match the document"})
+    key_id = fields.String(allow_none=True, metadata={
+        "description": "the fingerprint of the key that signed the document"})
     problems = fields.List(fields.Dict(), required=True,
                            metadata={"description": "[{version, code, message}], first problem first"})
     scores = fields.Dict(allow_none=True, required=True)
@@ -301,6 +358,7 @@ class Verdict(Schema):
 class SigningKeyBody(Schema):
     alg = fields.String(required=True)
     key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})
+    key_id = fields.String(metadata={"description": "its fingerprint: SHA-256 hex of the DER key"})
 
 
 # -- statistics (the read models) -----------------------------------------------------

@@ -14,9 +14,11 @@ SHA-256 of `str(seed)`) keep verifying as they always did; a game imported from 
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from domain import game_class
 from domain.core import (
@@ -28,15 +30,18 @@ from domain.core import (
     canonical,
     event_data,
     event_hash,
+    record_hash,
     recorded_timestamps,
     seed_commitment,
 )
 from domain.core.chain import timestamp_text
 from domain.core.dealing import is_salt
+from service.signing import key_id
 
 FORMAT = "gruft-replay"
 FORMAT_VERSION = 2  # what the service exports; a game without a salt still exports as 1
 FORMAT_VERSIONS = (1, 2)
+FORKED = "Forked"  # a fork's second event: the table it carries over (domain.core.game)
 ABORTED = "GameAborted"  # the host's abort (domain.core.game): re-run as the host's, not a player's
 REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
             "seed_commitment", "created_at", "events", "final", "signature")
@@ -47,8 +52,9 @@ def unsigned(document: dict[str, Any]) -> bytes:
     return canonical({k: v for k, v in document.items() if k != "signature"}).encode("utf-8")
 
 
-def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: str) -> dict:
-    """The signed replay document of a game and its stored event records."""
+def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: str,
+                   annotations: list[dict[str, Any]] | None = None) -> dict:
+    """The signed replay document of a game, its stored event records and its annotations."""
     doc: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if game.salt is not None else 1,
@@ -65,6 +71,10 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
     }
     if game.salt is not None:
         doc["salt"] = game.salt  # revealed with the seed: the export is the host's until the end
+    if game.parent is not None:
+        doc["parent"] = dict(game.parent)  # a fork: where it began (gruft verify --parent)
+    doc["annotations"] = [dict(a) for a in annotations or ()]
+    doc["key_id"] = key_id(public_pem)
     doc["signature"] = {"alg": "ed25519", "key": public_pem, "value": sign(unsigned(doc))}
     return doc
 
@@ -81,6 +91,7 @@ class Verdict:
     # own key, but no trusted key was given to pin it), "untrusted", "invalid", or "unchecked"
     # (the caller checked the rules only, no signature)
     signature: str = "unchecked"
+    key_id: str | None = None  # the fingerprint of the key that signed the document
 
     @property
     def valid(self) -> bool:
@@ -92,8 +103,8 @@ class Verdict:
         self.problems.append({"version": version, "code": code, "message": message})
 
     def as_json(self) -> dict[str, Any]:
-        return {"valid": self.valid, "signature": self.signature, "problems": self.problems,
-                "scores": self.scores, "winners": self.winners}
+        return {"valid": self.valid, "signature": self.signature, "key_id": self.key_id,
+                "problems": self.problems, "scores": self.scores, "winners": self.winners}
 
 
 SIGNATURE_STATES = ("verified", "unverified", "untrusted", "invalid", "unchecked")
@@ -115,6 +126,7 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
     if check_signature is not None:
         _check_signature(document, verdict, trusted_keys, check_signature)
     _check_chain(document, verdict)
+    _check_annotations(document, verdict)
     _check_times(document, verdict)
     _check_seed(document, verdict)
     game = _rerun(document, verdict)
@@ -128,6 +140,59 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
                         f"the final result says {canonical(final)}, the rules give "
                         f"{canonical({'scores': game.scores, 'winners': game.winners})}")
     return verdict
+
+
+def check_fork(document: Any, parent: Any, trusted_keys: list[str] | None = None,
+               check_signature=None) -> Verdict:
+    """Verify a fork's document and prove it began exactly where it says: its parent's
+    document is valid, names the same game, has the linked event with that hash, and the
+    table the fork carried over is the parent's own state after that event."""
+    verdict = verify(document, trusted_keys, check_signature)
+    parents = verify(parent, trusted_keys, check_signature)
+    for problem in parents.problems:
+        verdict.add(None, "parent_invalid", f"the parent document, {describe(problem)}")
+    if not isinstance(document, dict) or not isinstance(document.get("parent"), dict):
+        verdict.add(None, "not_a_fork", "the document has no parent: it is not a fork")
+        return verdict
+    if parents.problems:
+        return verdict
+    link, events = document["parent"], parent["events"]
+    step = link.get("version")
+    if link.get("game_id") != parent["game_id"]:
+        verdict.add(None, "parent_mismatch", f"the fork's parent is game {link.get('game_id')}, "
+                    f"not {parent['game_id']}")
+    elif not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= len(events):
+        verdict.add(None, "parent_mismatch", f"the parent has no event {step}")
+    elif events[step - 1]["hash"] != link.get("hash"):
+        verdict.add(None, "parent_mismatch",
+                    f"the parent's event {step} has another hash than the fork names")
+    else:
+        _check_carried_table(document, parent, step, verdict)
+    return verdict
+
+
+def _check_carried_table(document: dict, parent: dict, step: int, verdict: Verdict) -> None:
+    cls = game_class(parent["game"])
+    at: Game | None = None
+    try:
+        parent_id = UUID(str(parent["game_id"]))
+    except ValueError:
+        verdict.add(None, "parent_invalid", "the parent's game_id is not a game id")
+        return
+    for record in parent["events"][:step]:  # verified above: they re-run through the rules
+        at = cls.event_from_record(parent_id, record).mutate(at)
+    forked = document["events"][1] if len(document["events"]) > 1 else {}
+    carried = forked.get("data", {}) if forked.get("type") == FORKED else {}
+    created = document["events"][0]["data"]
+    expected = {"table": at.table_state(), "players": at.players, "options": at.options,
+                "deal": at.deal, "game": cls.KEY}
+    found = {"table": carried.get("table"), "players": created.get("players"),
+             "options": created.get("options"), "deal": created.get("deal"),
+             "game": document.get("game")}
+    differ = [k for k in expected if canonical(expected[k]) != canonical(found[k])]
+    if differ:
+        verdict.add(2, "fork_mismatch", f"the fork's {', '.join(differ)} differ from the "
+                    f"parent's after its event {step}: the fork did not begin there")
 
 
 def _check_shape(doc: Any, verdict: Verdict) -> bool:
@@ -174,6 +239,13 @@ def _check_signature(doc: dict, verdict: Verdict, trusted_keys: list[str] | None
     sig = doc["signature"]
     key, value = sig.get("key"), sig.get("value")
     verdict.signature = "invalid"
+    if isinstance(key, str):
+        with suppress(ValueError):  # not a key: the signature check below says so
+            verdict.key_id = key_id(key)
+    if "key_id" in doc and (verdict.key_id is None or doc["key_id"] != verdict.key_id):
+        verdict.add(None, "key_id_mismatch",
+                    "key_id is not the fingerprint (SHA-256 of the DER public key) of the key "
+                    "that signed the document")
     if sig.get("alg") != "ed25519" or not isinstance(key, str) or not isinstance(value, str):
         verdict.add(None, "signature_invalid", "the signature must be {alg: ed25519, key, value}")
     elif not check(key, unsigned(doc), value):
@@ -251,6 +323,44 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
         prev = digest
 
 
+ANNOTATION_FIELDS = ("id", "version", "kind", "text", "author", "timestamp", "event_hash",
+                     "prev_hash", "hash")
+
+
+def _check_annotations(doc: dict, verdict: Verdict) -> None:
+    """The arbiter's annotations form their own chain from the seed commitment, and each names
+    the hash of the step it is about: an edited, dropped or moved annotation breaks a link."""
+    annotations = doc.get("annotations", [])
+    if not isinstance(annotations, list) or not all(
+            isinstance(a, dict) and set(a) == set(ANNOTATION_FIELDS) for a in annotations):
+        verdict.add(None, "malformed", "annotations must be a list of annotations with the fields "
+                    + ", ".join(ANNOTATION_FIELDS))
+        return
+    events = doc["events"]
+    prev = doc["seed_commitment"]
+    for number, note in enumerate(annotations, start=1):
+        name = f"annotation {number} ({str(note['id'])[:40]})"
+        step = note["version"]
+        if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= len(events):
+            verdict.add(None, "annotation_broken", f"{name} is about no step of this game")
+            return
+        if note["prev_hash"] != prev:
+            verdict.add(None, "annotation_broken",
+                        f"{name} does not link to the annotation before it: one was dropped, "
+                        "inserted or reordered before it")
+            return
+        if note["hash"] != record_hash(prev, note):
+            verdict.add(None, "annotation_broken",
+                        f"{name} was edited: its hash does not match its content")
+            return
+        about = doc["seed_commitment"] if step == 0 else events[step - 1].get("hash")
+        if note["event_hash"] != about:
+            verdict.add(None, "annotation_broken",
+                        f"{name} names another event than step {step}'s")
+            return
+        prev = note["hash"]
+
+
 def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     """Play the recorded game again through the rules; None after the first divergence."""
     records = doc["events"]
@@ -267,9 +377,12 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     stamps = (_parse_time(r["timestamp"]) for r in records)  # all parsed: _check_shape
     with recorded_timestamps(stamps):
         try:
-            game = cls.start(setup.get("players"), seed=setup.get("seed"),
-                             options=setup.get("options"), deal=setup.get("deal"),
-                             salt=setup.get("salt"), recorded=True)  # names as recorded
+            if len(records) > 1 and records[1]["type"] == FORKED:
+                game = _restart_fork(cls, setup, records[1]["data"], doc)
+            else:
+                game = cls.start(setup.get("players"), seed=setup.get("seed"),
+                                 options=setup.get("options"), deal=setup.get("deal"),
+                                 salt=setup.get("salt"), recorded=True)  # names as recorded
         except GameError as exc:
             verdict.add(1, "bad_setup", f"the recorded setup cannot start a game: {exc}")
             return None
@@ -308,6 +421,16 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
                 return None
             position = game.version
     return game
+
+
+def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game:
+    """A fork's start, as recorded: its setup and the table it carried over. Without its parent
+    the table is taken as signed; `check_fork` compares it with the parent's own state."""
+    if canonical(forked.get("parent")) != canonical(doc.get("parent")):
+        raise BadSetup("the document's parent is not the one its Forked event records")
+    return cls.forked(setup.get("players"), setup.get("options"), setup.get("deal"),
+                      forked.get("table"), forked.get("parent"), seed=setup.get("seed"),
+                      salt=setup.get("salt"))
 
 
 def _rerun_abort(game: Game, record: dict, version: int, verdict: Verdict) -> bool:

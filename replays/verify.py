@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from replays.document import Verdict, describe, verify
+from replays.document import Verdict, check_fork, describe, verify
 from replays.terminal import reader_left, result_text
 from service.signing import check_signature
 
@@ -28,8 +28,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "GET /signing-key): only a signature by it counts; without it the "
                              "signature is reported unverified (exit 2)")
     parser.add_argument("--json", action="store_true",
-                        help="print the verdict as JSON: {valid, signature, problems, scores, "
-                             "winners}, as POST /replays/verify answers")
+                        help="print the verdict as JSON: {valid, signature, key_id, problems, "
+                             "scores, winners}, as POST /replays/verify answers")
+    parser.add_argument("--parent", metavar="PARENT",
+                        help="FILE is a fork: PARENT is its parent's document; prove the fork "
+                             "began exactly at the parent's state it names")
     parser.set_defaults(func=run)
 
 
@@ -46,10 +49,16 @@ def run(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
         document = json.loads(text)
         trusted = [Path(args.key).read_text("ascii")] if args.key else None
+        parent = json.loads(Path(args.parent).read_text("utf-8")) if args.parent else None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        print(f"gruft verify: cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"gruft verify: cannot read {exc.filename if isinstance(exc, OSError) else args.file}"
+              f": {exc}", file=sys.stderr)
         return 2
-    verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
+    if parent is not None:
+        verdict = check_fork(document, parent, trusted_keys=trusted,
+                             check_signature=check_signature)
+    else:
+        verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
     code = exit_code(verdict)
     try:
         if args.json:
@@ -71,13 +80,19 @@ def report(document: dict[str, Any], verdict: Verdict) -> str:
         return "\n".join(lines)
     what = (f"{document.get('game')} {document.get('game_id')}, "
             f"{len(document.get('events', []))} events, format {document.get('format_version')}")
+    if isinstance(document.get("annotations"), list) and document["annotations"]:
+        what += f", {len(document['annotations'])} annotations"
+    if isinstance(document.get("parent"), dict):
+        link = document["parent"]
+        what += f", a fork of {link.get('game_id')} after its event {link.get('version')}"
     result = result_text(verdict.scores, verdict.winners)
     if verdict.valid:
         signed = "signed by the trusted key" if verdict.signature == "verified" else (
             "signature not checked")
-        return f"valid: {what}; {signed}\n{result}"
+        return f"valid: {what}; {signed}\nkey_id {verdict.key_id}\n{result}"
     return (f"UNVERIFIED SIGNATURE: {what}\n"
             "  the chain, the seed, the rules and the result agree, and the signature matches the "
             "document's own key,\n  but nothing says that key is the server's: pass --key with "
             "the server's key (GET /signing-key) to verify it\n"
+            f"key_id {verdict.key_id} (compare it with the server's: gruft key, GET /signing-key)\n"
             f"{result}")

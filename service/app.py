@@ -30,6 +30,7 @@ from eventsourcing.sqlite import SQLiteFactory
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
 from domain.core.names import check_seated_names
+from service.arbiter import Annotations, Forks, shown
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.internals import SaveHooks, reconstruct, tune_pool
@@ -68,6 +69,11 @@ class CommandOutcome:
 
 def draw_seed() -> str:
     """A server-drawn seed: 256 random bits as 64 hex digits."""
+    return secrets.token_hex(32)
+
+
+def draw_salt() -> str:
+    """A game's salt (replay format 2): 256 random bits as 64 hex digits, secret like the seed."""
     return secrets.token_hex(32)
 
 
@@ -269,25 +275,31 @@ class Games(SaveHooks):
         """
         if seed is None:
             seed = draw_seed()
-        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal)
+        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal,
+                                           salt=draw_salt())
         seats = check_bots(bots, players, aggregate.players)
         return self._store_new(aggregate, seats)
 
-    def store_imported(self, aggregate: Game) -> NewGame:
-        """Store a game re-run from a verified replay document, under a new id and new tokens.
+    def store_imported(self, aggregate: Game,
+                       annotations: list[dict[str, Any]] | None = None) -> NewGame:
+        """Store a game re-run from a verified replay document, under a new id and new tokens,
+        with the document's verified annotations (their chain holds: the events are the same).
 
         Its seats are the recorded names: they must follow today's name rule (no look-alike
         seats here), though the document verifies whatever rule it was recorded under.
         """
         check_seated_names(list(aggregate.players))
-        return self._store_new(aggregate)
+        desk = Annotations.restored(aggregate.id, aggregate.seed_commitment, annotations or [])
+        return self._store_new(aggregate, also=(desk,) if desk is not None else ())
 
-    def _store_new(self, aggregate: Game, bots: dict[str, str] | None = None) -> NewGame:
+    def _store_new(self, aggregate: Game, bots: dict[str, str] | None = None,
+                   also: tuple[Any, ...] = ()) -> NewGame:
         creds, host, player_tokens = issue_credentials(aggregate.id, aggregate.players)
-        if bots:
-            self.save(aggregate, creds, BotSeats(game_id=aggregate.id, seats=bots))
-        else:
-            self.save(aggregate, creds)
+        seats = (BotSeats(game_id=aggregate.id, seats=bots),) if bots else ()
+        try:
+            self.save(aggregate, creds, *seats, *also)
+        except IntegrityError:
+            raise Conflict("another write was stored first; try again") from None
         self._bot_seats.put(aggregate.id, dict(bots or {}))
         return NewGame(aggregate.id, host, player_tokens,
                        with_bots(aggregate.view(SPECTATOR), bots))
@@ -614,3 +626,101 @@ class Games(SaveHooks):
         record = event_record(event)
         return {"version": n, "of": game.version, "event": record, "state": at.full_state(),
                 "view": at.view(SPECTATOR)}
+
+    # -- the arbiter's desk: annotations and forks (service.arbiter) -----------------------
+
+    def annotate(self, game_id: str | UUID, viewer: Viewer, version: Any, text: Any,
+                 kind: Any = None) -> dict[str, Any]:
+        """The host (the arbiter) attaches a note or a ruling to step `version` of a game."""
+        game = self.game(game_id)
+        self._check_host(viewer, "annotating a game")
+        step = self._step(game, version)
+        try:
+            desk = self.repository.get(Annotations.create_id(game.id))
+        except AggregateNotFoundError:
+            desk = Annotations(game_id=game.id, seed_commitment=game.seed_commitment)
+        record = desk.annotate(step, self._event_hash(game, step), text, kind)
+        try:
+            self.save(desk)
+        except IntegrityError:
+            raise Conflict("another annotation was stored first; try again") from None
+        return shown(record)
+
+    def annotation_records(self, game: Game) -> list[dict[str, Any]]:
+        """Every annotation of a game with its chain links, in order (the export's)."""
+        try:
+            return [dict(r) for r in self.repository.get(Annotations.create_id(game.id)).records]
+        except AggregateNotFoundError:
+            return []
+
+    def annotations(self, game_id: str | UUID, viewer: Viewer) -> list[dict[str, Any]]:
+        """The annotations, for whoever may replay the game (the host, everybody once over)."""
+        game = self.game(game_id)
+        _check_replay_open(game, viewer, "the annotations")
+        return [shown(r) for r in self.annotation_records(game)]
+
+    def fork(self, game_id: str | UUID, viewer: Viewer, at: Any) -> NewGame:
+        """A new game from the state after event `at` of a game that is over; new tokens.
+
+        A game still in play is not forked: the fork's own log, once it is over, would show
+        hands its parent still hides. An arbiter voiding a move in a game in play aborts it
+        first (POST /abort), then forks it from before that move.
+        """
+        parent = self.game(game_id)
+        self._check_host(viewer, "forking a game")
+        if not parent.finished:
+            raise Conflict("only a game that is over can be forked: abort it first")
+        step = self._step(parent, at)
+        self._check_between_moves(parent, step)
+        state = parent if step == parent.version else self._load(parent.id, version=step)
+        link = {"game_id": str(parent.id), "version": step, "hash": self._event_hash(parent, step)}
+        fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt())
+        try:
+            links = self.repository.get(Forks.create_id(parent.id))
+        except AggregateNotFoundError:
+            links = Forks(game_id=parent.id)
+        links.add(fork.id, step)
+        return self._store_new(fork, also=(links,))
+
+    def forks(self, game_id: str | UUID) -> list[dict[str, Any]]:
+        """The games forked from a game, oldest first: [{"game_id", "at"}] (public)."""
+        gid = parse_game_id(game_id)
+        try:
+            return [dict(f) for f in self.repository.get(Forks.create_id(gid)).forks]
+        except AggregateNotFoundError:
+            return []
+
+    def _check_host(self, viewer: Viewer, what: str) -> None:
+        if viewer.player is not None:
+            raise Forbidden(f"{what} is for the host alone")
+        if not viewer.host:
+            raise Unauthorized(f"{what} needs the host's token")
+
+    def _check_between_moves(self, game: Game, step: int) -> None:
+        """A fork begins between two moves: a move that stores several events (a card played,
+        then the trick it completes) leaves no whole table between them."""
+        records = self._records(game)
+        moves = set(type(game).COMMAND_EVENTS) | {"GameAborted"}  # what a command begins with
+        if step < len(records) and records[step]["type"] not in moves:
+            before = max((r["version"] - 1 for r in records[:step] if r["type"] in moves),
+                         default=0)
+            raise BadCommand(f"event {step} is in the middle of a move (event {step + 1} "
+                             f"completes it): a fork begins between moves, e.g. after event "
+                             f"{before}")
+
+    @staticmethod
+    def _step(game: Game, version: Any) -> int:
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise BadCommand("a step is a whole number (an event's version)")
+        if not 0 <= version <= game.version:
+            raise BadCommand(f"step {version} is outside 0..{game.version}")
+        return version
+
+    def _event_hash(self, game: Game, version: int) -> str:
+        """The hash of a game's event `version`; the seed commitment for the setup (0)."""
+        if version == 0:
+            return game.seed_commitment
+        if version == game.version:
+            return game.chain_hash
+        return next(iter(self.repository.event_store.get(game.id, gt=version - 1,
+                                                         lte=version))).hash

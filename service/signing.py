@@ -14,7 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -82,8 +82,11 @@ def public_pem(key: Ed25519PublicKey) -> str:
 
 
 def key_id(public_key_pem: str) -> str:
-    """A public key's fingerprint: SHA-256 hex of its DER encoding."""
-    key = serialization.load_pem_public_key(public_key_pem.encode("ascii"))
+    """A public key's fingerprint: SHA-256 hex of its DER encoding (ValueError if no key)."""
+    try:
+        key = serialization.load_pem_public_key(public_key_pem.encode("ascii"))
+    except (UnicodeEncodeError, UnsupportedAlgorithm, TypeError) as exc:
+        raise ValueError(f"not a PEM public key: {exc}") from None
     der = key.public_bytes(serialization.Encoding.DER,
                            serialization.PublicFormat.SubjectPublicKeyInfo)
     return hashlib.sha256(der).hexdigest()

@@ -1,6 +1,13 @@
 """The shared core of every game: errors, seeded dealing, the chain, visibility, the base."""
 
-from domain.core.chain import canonical, clone, event_data, event_hash, event_record
+from domain.core.chain import (
+    canonical,
+    clone,
+    event_data,
+    event_hash,
+    event_record,
+    record_hash,
+)
 from domain.core.dealing import SeededStream, seed_commitment, shuffled
 from domain.core.errors import (
     Aborted,
@@ -19,5 +26,5 @@ __all__ = [
     "Game", "GameError", "GameFinished", "Metric", "NotYourTurn", "Option", "Param", "Refusal",
     "Sample",
     "SeededStream", "Viewer", "canonical", "clone", "event_data",
-    "event_hash", "event_record", "recorded_timestamps", "seed_commitment", "shuffled",
+    "event_hash", "event_record", "record_hash", "recorded_timestamps", "seed_commitment", "shuffled",
 ]

@@ -65,6 +65,13 @@ def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: d
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
 
 
+def record_hash(prev_hash: str, record: dict[str, Any]) -> str:
+    """The chain link of an annotation: SHA-256 hex of `prev_hash` + the canonical JSON of the
+    record without its `hash` (docs/api.md, the replay document's `annotations`)."""
+    body = canonical({k: v for k, v in record.items() if k != "hash"})
+    return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
 def event_data(event: Any) -> dict:
     """The domain payload of a stored event: its attributes without the bookkeeping."""
     return {k: v for k, v in event.__dict__.items() if k not in META_FIELDS}

@@ -29,7 +29,7 @@ from eventsourcing.domain import (
 )
 from eventsourcing.utils import get_topic
 
-from domain.core.chain import event_hash, timestamp_text
+from domain.core.chain import clone, event_hash, timestamp_text
 from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
 from domain.core.names import check_recorded_names, seat_names
@@ -449,6 +449,57 @@ class Game(Aggregate):
         new_event.mutate(self)
         self._pending_events.append(new_event)
 
+    # -- forks: a game continued from a state of another ----------------------------------
+
+    # What a game is as a record, not as a table: a fork has its own seed, salt and chain.
+    RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
+                               "chain_hash", "parent"})
+    parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
+
+    def table_state(self) -> dict[str, Any]:
+        """Everything the rules read from here on (hands, piles, pending moves, scores): what a
+        fork carries over, secrets intact."""
+        return clone({k: v for k, v in vars(self).items()
+                      if not k.startswith("_") and k not in self.RECORD_FIELDS})
+
+    @classmethod
+    def fork(cls, at: Game, parent: dict[str, Any], *, seed: int | str, salt: str | None) -> Game:
+        """A new game whose table is `at`'s (a game as it stood after event parent["version"]).
+
+        Same players, options and stacked deal, the same rules from there; whatever is dealt
+        from the fork on comes from its own new seed, committed in its creation as in any game.
+        A fork begins where somebody is awaited: a game that is over has nothing to continue.
+        """
+        if at.finished or not at.to_act:
+            raise BadSetup(f"after event {parent['version']} nobody is awaited: a fork continues "
+                           "a game where a player is to act")
+        return cls.forked(list(at.players), dict(at.options), clone(at.deal), at.table_state(),
+                          parent, seed=seed, salt=salt)
+
+    @classmethod
+    def forked(cls, players: list[str], options: dict[str, Any], deal: dict[str, Any] | None,
+               table: dict[str, Any], parent: dict[str, Any], *, seed: int | str,
+               salt: str | None) -> Game:
+        """A fork as it is recorded: its creation, then the table it carries (the verifier
+        re-runs a fork's document from here; `gruft verify --parent` checks the table)."""
+        check_seed(seed)
+        check_salt(salt)
+        if not isinstance(table, dict) or not isinstance(parent, dict):
+            raise BadSetup("a fork carries its parent's table and a link to its parent")
+        foreign = [k for k in table if not isinstance(k, str) or k.startswith("_")
+                   or k in cls.RECORD_FIELDS]
+        if foreign:
+            raise BadSetup(f"a fork's table holds the game's state, not {foreign[0]!r}")
+        game = cls(players=list(players), options=dict(options), seed=seed,
+                   seed_commitment=seed_commitment(seed, salt), deal=clone(deal), salt=salt)
+        game._forked(parent=dict(parent), table=clone(table))
+        return game
+
+    @event("Forked")
+    def _forked(self, parent: dict[str, Any], table: dict[str, Any]) -> None:
+        vars(self).update(clone(table))
+        self.parent = dict(parent)
+
     # -- commands -------------------------------------------------------------------------
 
     def execute(self, player: str, command: Any) -> None:
@@ -546,6 +597,8 @@ class Game(Aggregate):
             "options": dict(self.options),
             "state": self.public_state(),
         }
+        if self.parent is not None:
+            out["parent"] = dict(self.parent)
         if sees_everything(viewer, self.finished):
             out["seed"] = self.seed
             if self.salt is not None:
