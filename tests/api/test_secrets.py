@@ -194,7 +194,8 @@ def every_answer(client, gid: str, headers: dict, token: str | None) -> dict[str
     paths = [f"/games/{gid}", f"/games/{gid}/view", f"/games/{gid}/legal-moves",
              f"/games/{gid}/events?limit=1000", f"/games/{gid}/replay/0",
              f"/games/{gid}/replay/1", f"/games/{gid}/export", f"/games/{gid}/viewer{query}",
-             f"/games/{gid}/play{query}", "/games?limit=200"]
+             f"/games/{gid}/play{query}",
+             f"/games/{gid}/events?player=Ann&type=Created", "/games?limit=200", "/"]
     out = {}
     for path in paths:
         answer = client.get(path, headers=headers)
