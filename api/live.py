@@ -33,7 +33,7 @@ blp = GruftBlueprint("live", __name__, description="Live play: the event stream 
 log = logging.getLogger("gruft.api")
 
 SHARED_MESSAGES = 4096  # messages a worker keeps for other streams of the same game and viewer
-KEEPALIVE_SECONDS = 15.0  # API.md: a comment line at least every 15 s keeps idle streams open
+KEEPALIVE_SECONDS = 15.0  # docs/api.md: a comment line at least every 15 s keeps idle streams open
 # An idle stream also reads the store this often, whatever it was told: a lost announcement could
 # only ever delay a message (the live feed loses none that we know of; this is a safety net).
 RESYNC_SECONDS = 60.0

@@ -33,7 +33,7 @@ from service import Forbidden, Unauthorized
 blp = GruftBlueprint("play", __name__, description="The play page (HTML) and its invitations",
                      template_folder="templates")
 
-BOT_KINDS = ("heuristic", "random")  # API.md: "bots": {name: "heuristic" | "random"}
+BOT_KINDS = ("heuristic", "random")  # docs/api.md: "bots": {name: "heuristic" | "random"}
 
 
 def _option(option: Any) -> dict[str, Any]:

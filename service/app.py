@@ -323,7 +323,7 @@ class Games(SaveHooks):
         expected_version: int | None = None,
     ) -> CommandOutcome:
         """Run a command; answer the new version, the new events as the viewer may see them,
-        who is awaited now and the game's status (API.md, POST /games/{id}/commands)."""
+        who is awaited now and the game's status (docs/api.md, POST /games/{id}/commands)."""
         game = self._load(game_id, for_update=True)
         command = dict(command)
         player = self._acting_player(game, viewer, command.pop("player", None))

@@ -183,7 +183,7 @@ class ReadModelView:
                       (player, position, update.game))
 
     def _aborted(self, c: Any, update: GameUpdate) -> None:
-        # Listed as aborted; no played, won, score or average counts it (API.md: stats leave
+        # Listed as aborted; no played, won, score or average counts it (docs/api.md: stats leave
         # it out), so the samples it gathered are dropped.
         c.execute(self.sql(
             "UPDATE {games} SET status = 'aborted', finished_at = %s "

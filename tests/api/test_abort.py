@@ -1,5 +1,5 @@
 """The host's abort (POST /games/{id}/abort): status aborted, no winners, nothing further
-accepted, left out of the statistics, exported and verified like any game (API.md, issue 15)."""
+accepted, left out of the statistics, exported and verified like any game (docs/api.md, issue 15)."""
 
 from __future__ import annotations
 

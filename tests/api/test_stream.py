@@ -1,5 +1,5 @@
 """The live stream (GET /games/{id}/stream), long polling (GET /events?wait=) and the command's
-answer (to_act, status), through the Flask app on a real SQLite file (API.md, issue 15)."""
+answer (to_act, status), through the Flask app on a real SQLite file (docs/api.md, issue 15)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Player names (API.md, "Rate limits and names"): trimmed, NFC-normalised, 1-40 characters, no
+"""Player names (docs/api.md, "Rate limits and names"): trimmed, NFC-normalised, 1-40 characters, no
 control or format characters, and no two equal after casefold() — at creation and import."""
 
 from __future__ import annotations
