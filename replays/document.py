@@ -256,7 +256,8 @@ def _check_signature(doc: dict, verdict: Verdict, trusted_keys: list[str] | None
     elif key.strip() not in [k.strip() for k in trusted_keys]:
         verdict.signature = "untrusted"
         verdict.add(None, "untrusted_key",
-                    "the document is signed by a key this server does not know (GET /signing-key)")
+                    "the document is signed by a key that is not a trusted one (the server's key: "
+                    "GET /signing-key; offline: gruft verify --key)")
     else:
         verdict.signature = "verified"
 
