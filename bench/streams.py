@@ -256,6 +256,7 @@ class StreamRound:
     with_streams: Run
     without: Run
     latencies_ms: list[float] = field(default_factory=list)  # per command answered
+    first_ms: list[float] = field(default_factory=list)  # the same, to the first of its streams
     missed: int = 0  # commands whose update some stream of the game never delivered
     streams: int = 0  # streams open (their first message received) when the load began
     failed: int = 0  # streams that could not be opened
@@ -327,6 +328,7 @@ def streamed_load(port: int, games: list[MirroredGame], per_game: int, clients: 
                 result.missed += 1
             elif arrivals:
                 result.latencies_ms.append(max(0.0, (max(arrivals) - at) * 1000))
+                result.first_ms.append(max(0.0, (min(arrivals) - at) * 1000))
         abort_all(port, games)
         holder.wait(lambda: all(s.ended for s in holder.streams), 10)
     finally:
@@ -363,10 +365,11 @@ class StreamFigures:
     def latencies_ms(self) -> list[float]:
         return [ms for r in self.rounds for ms in r.latencies_ms]
 
-    def update_percentile(self, q: float) -> float:
+    def update_percentile(self, q: float, first: bool = False) -> float:
         """The q-th percentile of the delay from a command's answer to its update on every
-        stream of its game, in ms."""
-        return percentile(self.latencies_ms, q)
+        stream of its game (or on the `first` of them), in ms."""
+        return percentile([ms for r in self.rounds for ms in (r.first_ms if first
+                                                             else r.latencies_ms)], q)
 
     @property
     def best_with(self) -> Run:

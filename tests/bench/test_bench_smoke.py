@@ -39,11 +39,13 @@ def test_bench_runs_every_measurement_and_ends_with_json(monkeypatch, capsys):
     # Check the streams were all open (2 games, 2 each), and every update reached every one.
     assert figures["streams_open"] == 4 and figures["stream_games"] == 2
     assert figures["stream_updates_missed"] == 0 and figures["stream_command_errors"] == 0
-    for name in ("stream_update_p50_ms", "stream_update_p99_ms", "stream_commands_per_s",
+    for name in ("stream_update_p50_ms", "stream_update_p99_ms", "stream_first_update_p99_ms",
+                 "stream_commands_per_s",
                  "stream_baseline_commands_per_s"):
         assert isinstance(figures[name], int | float), name
     assert figures["stream_commands_per_s"] > 0 and figures["stream_baseline_commands_per_s"] > 0
     assert figures["stream_update_p50_ms"] <= figures["stream_update_p99_ms"]
+    assert figures["stream_first_update_p99_ms"] <= figures["stream_update_p99_ms"]
     assert "commands with streams open / without" in figures["ratios"]
     # And the human-readable part precedes it.
     assert any(line.startswith("targets") for line in lines[:-1])
