@@ -60,6 +60,15 @@ class GruftApi(Api):
 
     ERROR_SCHEMA = Error
 
+    def _init_spec(self, **options):
+        super()._init_spec(**options)
+        # The finished document gains the rules the schemas cannot state (api/openapi.py);
+        # /openapi.json and `flask openapi` both read it through to_dict.
+        from api.openapi import contract
+
+        plain = self.spec.to_dict
+        self.spec.to_dict = lambda: contract(plain())
+
     def handle_http_exception(self, error: HTTPException):
         status = error.code or 500
         data = getattr(error, "data", None) or {}

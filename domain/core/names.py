@@ -43,7 +43,7 @@ def seat_names(players: Any) -> list[str]:
     folded = [name.casefold() for name in seated]
     if len(set(folded)) != len(folded):
         twins = sorted({n for n, f in zip(seated, folded, strict=True) if folded.count(f) > 1})
-        raise BadSetup(f"player names must differ after casefold(): {', '.join(twins)}")
+        raise BadSetup(f"player names must be distinct, also after casefold(): {', '.join(twins)}")
     return seated
 
 

@@ -1,0 +1,98 @@
+"""What /openapi.json adds to the schemas' own description: the rules the server enforces.
+
+The marshmallow schemas describe the shapes; a created game's player count and options depend
+on the game, which a schema field cannot say. So the finished document gets, from the games'
+own declarations (domain/<game>/): one `oneOf` branch per game on `CreateGame` (its key, its
+player counts, its options and their bounds), the seed's two forms, the replay formats taken
+(`format_version`), and OpenAPI links from
+`POST /games` and `GET /games` to every operation that takes a `game_id`, so a client (or a
+stateful fuzzer) can follow a created or listed game to its routes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from domain import GAMES, game_class
+from domain.core.game import SEED_MAX_BITS, SEED_MAX_LENGTH
+from replays.document import FORMAT_VERSIONS
+
+METHODS = ("get", "post", "put", "patch", "delete")
+# where a game id is found in the answers that link to the game's routes
+# Characters the name rule refuses (domain.core.names), as far as a pattern can list them: every
+# control (Cc), separator (Zl, Zp), private-use (Co) and surrogate (Cs) character, and the common
+# format characters (Cf: soft hyphen, zero-width and bidirectional marks, BOM, tags).
+NAME_PATTERN = ("^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f"
+                "\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ud800-\\uf8ff\\ufeff"
+                "\\ufff9-\\ufffb]+$")
+LINK_SOURCES = {("/games", "post", "201"): "$response.body#/game_id",
+                ("/games", "get", "200"): "$response.body#/games/0/game_id"}
+
+
+def contract(spec: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI document with the enforced rules added (in place; returned)."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    if "CreateGame" in schemas:
+        _per_game(schemas["CreateGame"])
+    if "Document" in schemas:  # the formats verification and import take
+        schemas["Document"]["properties"]["format_version"]["enum"] = list(FORMAT_VERSIONS)
+    _links(spec.get("paths", {}))
+    return spec
+
+
+def _per_game(create: dict[str, Any]) -> None:
+    create["properties"]["seed"] = {
+        "description": create["properties"].get("seed", {}).get("description", ""),
+        "oneOf": [{"type": "integer", "minimum": -(1 << SEED_MAX_BITS) + 1,
+                   "maximum": (1 << SEED_MAX_BITS) - 1},
+                  {"type": "string", "minLength": 1, "maxLength": SEED_MAX_LENGTH}]}
+    create["properties"]["players"]["items"]["pattern"] = NAME_PATTERN
+    create["oneOf"] = [_game_branch(key) for key in GAMES]
+    create["description"] = ("Each game has its own player count and options (one branch per "
+                             "game); names are trimmed, NFC-normalised, 1-40 characters without "
+                             "control or format characters, and distinct after casefold()")
+
+
+def _game_branch(key: str) -> dict[str, Any]:
+    cls = game_class(key)
+    options: dict[str, Any] = {}
+    for name, option in cls.OPTIONS.items():
+        if option.choices:
+            described: dict[str, Any] = {"type": "string", "enum": list(option.choices)}
+        else:
+            described = {"type": "integer", "minimum": option.low, "maximum": option.high}
+        if option.nullable:
+            described["nullable"] = True
+        options[name] = described
+    return {"title": key, "properties": {
+        "game": {"type": "string", "enum": [key]},
+        "players": {"type": "array", "minItems": cls.MIN_PLAYERS, "maxItems": cls.MAX_PLAYERS,
+                    "uniqueItems": True},
+        "options": {"type": "object", "properties": options, "additionalProperties": False},
+    }}
+
+
+def _links(paths: dict[str, Any]) -> None:
+    targets = {}
+    for path, operations in sorted(paths.items()):
+        if "{game_id}" not in path:
+            continue
+        for method in METHODS:
+            if method in operations:
+                name = _link_name(method, path)
+                pointer = path.replace("~", "~0").replace("/", "~1")
+                targets[name] = {"operationRef": f"#/paths/{pointer}/{method}",
+                                 "parameters": {"game_id": None}}
+    for (path, method, status), source in LINK_SOURCES.items():
+        response = paths.get(path, {}).get(method, {}).get("responses", {}).get(status)
+        if response is None:
+            continue
+        response["links"] = {name: {**link, "parameters": {"game_id": source}}
+                             for name, link in targets.items()}
+
+
+def _link_name(method: str, path: str) -> str:
+    """e.g. ("post", "/games/{game_id}/commands") -> "PostGamesGameIdCommands"."""
+    words = re.findall(r"[A-Za-z]+", path.replace("game_id", "GameId"))
+    return method.capitalize() + "".join(w[:1].upper() + w[1:] for w in words)
