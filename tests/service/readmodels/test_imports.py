@@ -26,7 +26,8 @@ def imported(client, document: dict) -> dict:
     return answer.get_json()
 
 
-def test_imports_of_a_game_this_server_played_count_nothing(client):
+def test_imports_of_a_game_this_server_played_count_nothing(any_store_client):
+    client = any_store_client
     created = create(client, seed=4, **GAME)
     play_over_rest(client, created, random.Random(4))
     document = client.get(f"/games/{created['game_id']}/export").get_json()
