@@ -56,6 +56,7 @@ const game = {
   source: null,
   poll: null,
   seen: new Set(), // event versions already in the log
+  events: new Map(), // version -> event as this viewer may see it (the table marks the last)
 };
 
 function headers(json) {
@@ -219,7 +220,9 @@ function stateOf(view) {
 
 function drawTable() {
   const view = game.view;
-  renderTable(view.game, $("table"), { state: stateOf(view), view, event: null }, {
+  // The event that made this version: the table marks what it did (a fight, a round's end).
+  const event = game.events.get(view.version) || null;
+  renderTable(view.game, $("table"), { state: stateOf(view), view, event }, {
     players: view.players,
     perspective: you || "\u0000nobody", // a spectator's or the host's table shows no hand
     open: false,
@@ -267,6 +270,8 @@ function drawResult() {
 function logEvent(event) {
   if (game.seen.has(event.version)) return;
   game.seen.add(event.version);
+  game.events.set(event.version, event);
+  if (game.events.size > 50) game.events.delete(game.events.keys().next().value);
   const d = event.data || {};
   const bits = [];
   if (d.player) bits.push(d.player);
