@@ -58,6 +58,17 @@ def test_every_seat_plays_a_whole_game_by_clicking_while_a_spectator_follows(
         assert spectator.page.get_attribute("#events li:first-child", "data-version") == \
             root(spectator.page, "data-version")
         assert not spectator.page.is_hidden("#result")
+        if key == "vampiring":
+            # Check each family's blood reads as the original shows it: left, lost in the last
+            # turn, lost before it (eliminated families keep their row)
+            state = get(live_site.base_url, f"/games/{game['game_id']}")["state"]
+            last = state["last_turn"]["lost"]
+            for player in game["players"]:
+                blood = f'#table .blood[data-player="{player}"]'
+                shown = [int(spectator.page.get_attribute(blood, a))
+                         for a in ("data-blood", "data-lost-last", "data-lost-before")]
+                assert shown == [state["blood"][player], last.get(player, 0),
+                                 8 - state["blood"][player] - last.get(player, 0)]
     finally:
         for s in seats + [spectator]:
             s.context.close()
