@@ -1,8 +1,10 @@
 """Live play over HTTP: the Server-Sent Events stream of a game, and the host's abort.
 
-A stream's messages are built by the service (`Games.update`), through the same redaction as
-the event log and the same views as `/view`, so a stream never shows a viewer more than those
-do. Browsers cannot set headers on an EventSource, so the stream takes `?token=` too; the
+A stream's messages are built by the service (`Games.current` and `Games.update_of`), through
+the same redaction as the event log and the same views as `/view`, so a stream never shows a
+viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py) and
+waits on its game's watch (service/live.py); the streams of a game that wake together share the
+game, its newest events and, per viewer, the message text. Browsers cannot set headers on an EventSource, so the stream takes `?token=` too; the
 request log writes only the path (api/request_log.py), never the query string.
 """
 

@@ -1,0 +1,65 @@
+"""`gruft serve`'s serving model: gthread workers, their threads and workers from the command
+line or GRUFT_THREADS / GRUFT_WORKERS, and an open-files limit raised for many streams."""
+
+from __future__ import annotations
+
+import resource
+
+import pytest
+
+from api import cli
+from cli import main
+
+
+@pytest.fixture
+def exec_argv(monkeypatch):
+    """What `gruft serve` would exec, captured instead of run."""
+    seen: list[list[str]] = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, argv: seen.append(argv))
+    return seen
+
+
+def option(argv: list[str], name: str) -> str:
+    return argv[argv.index(name) + 1]
+
+
+def test_default_serving_model(exec_argv, monkeypatch):
+    monkeypatch.delenv("GRUFT_WORKERS", raising=False)
+    monkeypatch.delenv("GRUFT_THREADS", raising=False)
+    main(["serve", "--fd", "7"])
+    (argv,) = exec_argv
+    assert option(argv, "--worker-class") == "gthread"
+    assert option(argv, "--workers") == str(cli.DEFAULT_WORKERS)
+    assert option(argv, "--threads") == str(cli.DEFAULT_THREADS)
+    # A worker takes no more connections than it can serve (plus a few idle kept-alive ones).
+    assert int(option(argv, "--worker-connections")) == cli.DEFAULT_THREADS + cli.KEEPALIVE_SPARE
+    assert cli.DEFAULT_WORKERS * cli.DEFAULT_THREADS >= 1000  # issue 15: 1,000 open streams
+
+
+def test_threads_and_workers_from_the_environment_and_the_command_line(exec_argv, monkeypatch):
+    monkeypatch.setenv("GRUFT_WORKERS", "3")
+    monkeypatch.setenv("GRUFT_THREADS", "40")
+    main(["serve", "--fd", "7"])
+    main(["serve", "--fd", "7", "--threads", "8", "--workers", "1"])
+    env_argv, cli_argv = exec_argv
+    assert (option(env_argv, "--workers"), option(env_argv, "--threads")) == ("3", "40")
+    assert (option(cli_argv, "--workers"), option(cli_argv, "--threads")) == ("1", "8")
+
+
+def test_the_help_names_the_settings(capsys):
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = capsys.readouterr().out
+    assert "GRUFT_WORKERS" in text and "GRUFT_THREADS" in text and "gthread" in text
+
+
+def test_the_open_files_limit_is_raised_to_the_hard_limit(monkeypatch):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = min(256, hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
+    try:
+        assert cli.raise_open_files_limit() == (hard if hard != resource.RLIM_INFINITY
+                                                else max(lowered, 65536))
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= lowered
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
