@@ -642,19 +642,22 @@ async function drawHost() {
     }
     const inv = byPlayer[p];
     if (!inv) return el("li", { class: "invite", "data-player": p }, el("span", { class: "invite-name" }, p));
+    const field = el("input", { class: "invite-url", readonly: true, value: inv.url, "aria-label": `${p}'s invitation link` });
+    field.addEventListener("focus", () => field.select());
     const copy = el("button", { type: "button", class: "copy" }, "Copy link");
     copy.addEventListener("click", async () => {
       try {
-        await navigator.clipboard.writeText(inv.url);
+        await navigator.clipboard.writeText(inv.url); // only on https or localhost
         copy.textContent = "Copied";
       } catch {
-        copy.textContent = "Select the link to copy it";
+        field.focus(); // selected: the phone's or the keyboard's own copy takes it
+        copy.textContent = "Selected: copy it";
       }
     });
     return el("li", { class: "invite", "data-player": p },
       el("span", { class: "invite-name" }, p),
       el("a", { class: "invite-link", href: inv.url, "data-invite": p, target: "_blank", rel: "noopener noreferrer" }, "open as " + p),
-      copy,
+      field, copy,
       el("details", { class: "qr" }, el("summary", {}, "QR code"),
         el("img", { src: inv.qr, alt: `QR code of ${p}'s invitation link`, width: 180, height: 180, "data-qr": p })));
   }));
