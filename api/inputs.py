@@ -9,6 +9,7 @@ body past the bound) is a 400 or 413 in the error shape before any schema, hash 
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -127,8 +128,12 @@ def init_app(app: Flask) -> None:
                                           for key, value in request.args.items(multi=True)):
             raise BadRequest("the URL holds a NUL byte (%00)")
 
+    # VampiRing without max_turns has no longest game (families may never fight): an operator
+    # who keeps such long games raises the bound (GRUFT_MAX_DOCUMENT_BYTES, docs/deployment.md).
+    bound = int(app.config.get("GRUFT_MAX_DOCUMENT_BYTES")
+                or os.environ.get("GRUFT_MAX_DOCUMENT_BYTES") or MAX_DOCUMENT_BYTES)
+
     @app.before_request
     def bound_documents() -> None:
         if request.endpoint in DOCUMENT_ENDPOINTS:
-            request.max_content_length = app.config.get("GRUFT_MAX_DOCUMENT_BYTES",
-                                                        MAX_DOCUMENT_BYTES)
+            request.max_content_length = bound
