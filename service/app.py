@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from threading import Lock
+from threading import Lock, local
 from typing import Any
 from uuid import UUID
 
@@ -190,6 +190,8 @@ class Games(SaveHooks):
         # game id -> (first version, its stored events onwards): the newest events of games
         # being streamed, read once per worker, not once per stream (see `update`)
         self._tails: LRUCache[UUID, tuple[int, tuple[Any, ...]]] = LRUCache(TAILS_CACHE_SIZE)
+        self._refreshing = [Lock() for _ in range(64)]  # one refresh of a game at a time
+        self._announcing = local()  # `later`: during a command's save, what it will announce
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
 
@@ -249,7 +251,10 @@ class Games(SaveHooks):
             event = recording.domain_event
             if isinstance(event, Game.Event):
                 newest[event.originator_id] = event.originator_version
-        if newest:
+        later = getattr(self._announcing, "later", None)
+        if later is not None:
+            later.update(newest)  # the command announces once its game is at hand (_share)
+        elif newest:
             self.live.announce(newest.items())
 
     def close(self) -> None:
@@ -330,17 +335,7 @@ class Games(SaveHooks):
         if expected_version is not None and expected_version != game.version:
             raise Conflict(f"expected version {expected_version}, the game is at {game.version}")
         game.execute(player, command)
-        new_events = list(game.pending_events)
-        try:
-            self.save(game)
-        except IntegrityError:
-            raise Conflict("another command was stored first; reload and try again") from None
-        if self.repository.cache is not None:
-            # The saved copy is what the store now holds and nothing changes it any more: the
-            # cache keeps it, so the next command skips a copy and a fast-forward (measured:
-            # ~0.3 ms CPU per command, docs/performance.md).
-            self.repository._offer(game.id, game)
-        self._remember(game.id, new_events)
+        new_events = self._save_and_share(game)
         return CommandOutcome(game.version, [self._shown(game, e, viewer) for e in new_events],
                               [] if game.finished else list(game.to_act), game.status)
 
@@ -354,13 +349,31 @@ class Games(SaveHooks):
         if game.finished:
             raise Conflict(f"the game is already {game.status}")
         game.abort(reason)
-        try:
-            self.save(game)
-        except IntegrityError:
-            raise Conflict("another command was stored first; reload and try again") from None
-        if self.repository.cache is not None:
-            self.repository._offer(game.id, game)
+        self._save_and_share(game)
         return game.view(SPECTATOR)
+
+    def _save_and_share(self, game: Game) -> list[Any]:
+        """Store a command's events; this worker's cache and the game's tail take them before
+        its streams are woken, so they find the game and its events at hand (no store reads).
+        Answers the new events. A save that loses the race is a 409, nothing written."""
+        new_events = list(game.pending_events)
+        self._announcing.later = later = {}
+        try:
+            try:
+                self.save(game)
+            except IntegrityError:
+                raise Conflict("another command was stored first; reload and try again") from None
+            if self.repository.cache is not None:
+                # The saved copy is what the store now holds and nothing changes it any more:
+                # the cache keeps it, so the next command skips a copy and a fast-forward
+                # (measured: ~0.3 ms CPU per command, docs/performance.md).
+                self.repository._offer(game.id, game)
+            self._remember(game.id, new_events)
+        finally:
+            self._announcing.later = None
+            if later:
+                self.live.announce(later.items())
+        return new_events
 
     def update(self, game_id: str | UUID, viewer: Viewer, after: int | None,
                player: str | None = None, at_least: int = 0
@@ -377,8 +390,17 @@ class Games(SaveHooks):
         return (game, *self.update_of(game, viewer, after, player))
 
     def current(self, game_id: str | UUID, at_least: int = 0) -> Game:
-        """The game now; from this worker's cache alone when it holds `at_least` or later."""
-        return self._cached_at(parse_game_id(game_id), at_least) or self.game(game_id)
+        """The game now; from this worker's cache alone when it holds `at_least` or later.
+
+        The streams of a game wake together: one of them brings the cached game up to date
+        while the others wait for it, instead of each reading and copying the game itself.
+        """
+        gid = parse_game_id(game_id)
+        game = self._cached_at(gid, at_least)
+        if game is not None:
+            return game
+        with self._refreshing[hash(gid) % len(self._refreshing)]:
+            return self._cached_at(gid, at_least) or self.game(gid)
 
     def update_of(self, game: Game, viewer: Viewer, after: int | None, player: str | None = None
                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
