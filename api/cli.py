@@ -31,6 +31,12 @@ def worker_options(workers: int, threads: int) -> list[str]:
             "--worker-connections", str(threads + KEEPALIVE_SPARE)]
 
 
+def streams_max(threads: int) -> int:
+    """The streams a worker of `threads` threads holds at most: a tenth of them (4 at least)
+    stays free for commands and every other request, however many streams clients open."""
+    return max(1, threads - max(4, threads // 10))
+
+
 def raise_open_files_limit() -> int:
     """Every open stream is a socket: lift the soft limit on open files to the hard one."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -65,6 +71,8 @@ def serve(args: argparse.Namespace) -> int:
         bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
     argv = [gunicorn, "--bind", bind, *worker_options(args.workers, args.threads),
             "--error-logfile", "-", "--no-control-socket", "cli.wsgi:create_app()"]
+    # Streams beyond this wait for a 503's Retry-After instead of taking the last free threads.
+    os.environ.setdefault("GRUFT_STREAMS_MAX", str(streams_max(args.threads)))
     files = raise_open_files_limit()
     print(f"gruft serving on {where} with {args.workers} worker(s) of {args.threads} "
           f"thread(s) (open files: {files})", flush=True)

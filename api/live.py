@@ -24,7 +24,7 @@ from flask.views import MethodView
 
 from api import schemas
 from api.auth import bearer_token
-from api.errors import GruftBlueprint
+from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
 from api.games import documented, games, viewer
 from domain.core import Game
 from service import Games
@@ -107,12 +107,47 @@ def shared_messages(store: Games) -> SharedMessages:
     return found
 
 
+class StreamSlots:
+    """The streams this worker holds. Each holds a thread of the worker's pool while it is open,
+    so `gruft serve` caps them below the pool's size (GRUFT_STREAMS_MAX): however many streams
+    clients open, threads stay free for commands and every other request."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def take(self, limit: int | None) -> bool:
+        """Count one more stream, unless `limit` streams are open already."""
+        with self._lock:
+            if limit is not None and self.open >= limit:
+                return False
+            self.open += 1
+            return True
+
+    def give(self) -> None:
+        """A stream ended."""
+        with self._lock:
+            self.open -= 1
+
+
+SLOTS = StreamSlots()  # this process's streams
+
+
+def streams_max() -> int | None:
+    """The most streams a worker holds (GRUFT_STREAMS_MAX, set by `gruft serve`); None: no cap."""
+    configured = current_app.config.get("GRUFT_STREAMS_MAX")
+    if configured is None:
+        configured = os.environ.get("GRUFT_STREAMS_MAX") or None
+    return int(configured) if configured is not None else None
+
+
 class EventStream:
     """The body of a stream response; closing it (the client left) ends the watch at once."""
 
     def __init__(self, store: Games, watch: Watch, first: tuple[Game, str],
                  args: dict[str, Any], keepalive: float, path: str) -> None:
         self._watch = watch
+        self._held = True  # one of SLOTS, given back once
         self._messages = self._run(store, first, args, keepalive, path)
 
     def __iter__(self) -> Iterator[str]:
@@ -120,7 +155,13 @@ class EventStream:
 
     def close(self) -> None:
         self._messages.close()
+        self._end()
+
+    def _end(self) -> None:
         self._watch.close()
+        if self._held:
+            self._held = False
+            SLOTS.give()
 
     def _run(self, store: Games, first: tuple[Game, str], args: dict[str, Any],
              keepalive: float, path: str) -> Iterator[str]:
@@ -148,7 +189,7 @@ class EventStream:
             # The path only: a query string may carry a token.
             log.exception("stream %s ended by an error", path)
         finally:
-            self._watch.close()
+            self._end()
 
 
 @blp.route("/games/<game_id>/stream")
@@ -156,7 +197,7 @@ class Stream(MethodView):
     @blp.arguments(schemas.StreamQuery(), location="query")
     @blp.arguments(schemas.StreamHeaders(), location="headers")
     @blp.doc(responses={200: SSE_DOC})
-    @documented(400, 401, 403, 404)
+    @documented(400, 401, 403, 404, 503)
     def get(self, query, headers, game_id):
         """Server-Sent Events: every change of the game as this viewer may see it, live."""
         store = games()
@@ -164,12 +205,18 @@ class Stream(MethodView):
         # Where a reconnecting client resumes: Last-Event-ID (the browser's own), else ?after=.
         after = headers.get("last_event_id", query.get("after"))
         args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}
+        if not SLOTS.take(streams_max()):
+            answer, status = error_response(503, "unavailable", "this worker holds as many "
+                                            "streams as it may; try again shortly")
+            answer.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return answer, status
         watch = store.live.watch(args["game_id"])
         try:  # registered first, then read: a change stored after this read reaches the stream
             game = store.current(args["game_id"])
             first = (game, shared_messages(store).get(store, game, args, after))
         except BaseException:
             watch.close()
+            SLOTS.give()
             raise
         body = EventStream(store, watch, first, args, keepalive_seconds(), request.path)
         return Response(body, status=200, mimetype="text/event-stream", headers=STREAM_HEADERS)

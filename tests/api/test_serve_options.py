@@ -36,6 +36,16 @@ def test_default_serving_model(exec_argv, monkeypatch):
     assert cli.DEFAULT_WORKERS * cli.DEFAULT_THREADS >= 1000  # issue 15: 1,000 open streams
 
 
+def test_streams_leave_threads_for_other_requests(exec_argv, monkeypatch):
+    # gruft serve sets the cap in its environment, which the workers inherit: a copy here.
+    monkeypatch.setattr(cli.os, "environ", {k: v for k, v in cli.os.environ.items()
+                                            if k != "GRUFT_STREAMS_MAX"})
+    main(["serve", "--fd", "7", "--threads", "200"])
+    # The workers inherit the cap: a tenth of the threads stays free for commands.
+    assert cli.os.environ["GRUFT_STREAMS_MAX"] == "180"
+    assert cli.streams_max(1000) == 900 and cli.streams_max(8) == 4 and cli.streams_max(2) == 1
+
+
 def test_threads_and_workers_from_the_environment_and_the_command_line(exec_argv, monkeypatch):
     monkeypatch.setenv("GRUFT_WORKERS", "3")
     monkeypatch.setenv("GRUFT_THREADS", "40")

@@ -261,3 +261,22 @@ def test_the_openapi_document_describes_the_live_routes(client):
     assert "wait" in {p["name"] for p in events["parameters"]}
     result = json.dumps(doc["components"]["schemas"]["CommandResult"])
     assert '"to_act"' in result and '"status"' in result
+
+
+def test_a_worker_holds_no_more_streams_than_it_may(app, client):
+    """Each stream holds a thread: beyond GRUFT_STREAMS_MAX a stream is refused (503, Retry-After)
+    and threads stay free for commands; a stream that ends gives its place back."""
+    from api.live import SLOTS
+
+    gid = new_game(client)["game_id"]
+    app.config["GRUFT_STREAMS_MAX"] = SLOTS.open + 1  # streams of other tests may still be open
+    first = ClientStream(client, f"/games/{gid}/stream")
+    assert first.status == 200
+    refused = client.get(f"/games/{gid}/stream")
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert refused.get_json()["error"]["code"] == "unavailable"
+    assert client.get(f"/games/{gid}").status_code == 200  # other requests are served
+    first.close()
+    again = ClientStream(client, f"/games/{gid}/stream")
+    assert again.status == 200
+    again.close()
