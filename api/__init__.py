@@ -65,6 +65,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
     cors.init_app(app)  # GRUFT_CORS_ORIGINS: web clients on other origins (none by default)
+    live.init_app(app)  # a served worker ends its streams when told to stop
     register_error_handlers(app)
     return app
 

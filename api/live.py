@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
 from api import schemas
@@ -47,6 +48,28 @@ STREAM_HEADERS = {
 SSE_DOC = {"description": "Server-Sent Events: messages `id: <version>`, `event: update`, "
            "`data: {\"events\": [...], \"view\": {...}}`; `: keepalive` comments",
            "content": {"text/event-stream": {"schema": {"type": "string"}}}}
+
+
+def init_app(app: Flask) -> None:
+    """In a served worker, end the streams as soon as the worker is told to stop.
+
+    gunicorn lets a stopping worker finish its requests for up to its graceful timeout (30 s),
+    and a stream would run all that time: its client is better off reconnecting at once, with
+    its Last-Event-ID, to a worker that stays. The worker's own signal handlers still run.
+    """
+    if app.testing or threading.current_thread() is not threading.main_thread():
+        return
+    store: Games = app.extensions["gruft"]
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+        previous = signal.getsignal(signum)
+        if not callable(previous):
+            continue  # the default action or ignored: not a server that stops gracefully
+
+        def stop(sig: int, frame: Any, previous: Any = previous) -> None:
+            store.live.stop_watches()
+            previous(sig, frame)
+
+        signal.signal(signum, stop)
 
 
 def keepalive_seconds() -> float:
@@ -171,7 +194,10 @@ class EventStream:
             yield text
             version, synced = game.version, time.monotonic()
             while not game.finished:  # the message that finishes or aborts the game is the last
-                if not self._watch.wait(version, keepalive):
+                woken = self._watch.wait(version, keepalive)
+                if self._watch.stopping:
+                    return  # the worker stops: the client reconnects to another (Last-Event-ID)
+                if not woken:
                     # Writing is also how a stream learns that its client has gone.
                     yield ": keepalive\n\n"
                     if time.monotonic() - synced < RESYNC_SECONDS:

@@ -580,7 +580,7 @@ class Games(SaveHooks):
                 game = self.game(game_id)
                 page, cursor = self._log_page(game, viewer, after, limit, only)
                 remaining = deadline - time.monotonic()
-                if page or game.finished or remaining <= 0:
+                if page or game.finished or remaining <= 0 or watch.stopping:
                     return page, cursor
                 watch.wait(max(after, game.version), remaining)
 

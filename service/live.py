@@ -61,13 +61,20 @@ class Watch:
         slot = self._slot
         return slot.version if slot is not None else 0
 
+    @property
+    def stopping(self) -> bool:
+        """Whether this process is stopping: streams end so that clients reconnect elsewhere."""
+        return self._live.stopping
+
     def wait(self, known: int, timeout: float) -> bool:
-        """Block until a version after `known` is announced (True) or `timeout` seconds pass."""
+        """Block until a version after `known` is announced (True) or `timeout` seconds pass;
+        also returns (True) at once when the process is stopping."""
         slot = self._slot
         if slot is None:
             raise RuntimeError("this watch is closed")
+        live = self._live
         with slot.cond:
-            return slot.cond.wait_for(lambda: slot.version > known, timeout)
+            return slot.cond.wait_for(lambda: slot.version > known or live.stopping, timeout)
 
     def close(self) -> None:
         """Stop watching (a stream whose client left, a long poll answered)."""
@@ -97,6 +104,7 @@ class Live:
         self._watcher: threading.Thread | None = None
         self._pid = os.getpid()
         self.announced = 0  # changes announced (figures, tests)
+        self.stopping = False  # set by `stop_watches`: the process is shutting down
 
     # -- the interface ---------------------------------------------------------------------
 
@@ -147,6 +155,13 @@ class Live:
                     listener(game_id, version)
                 except Exception:  # one listener's failure must not stop the feed
                     log.exception("a live listener failed on %s v%s", game_id, version)
+
+    def stop_watches(self) -> None:
+        """Wake every watch for good (the worker is stopping): streams end, long polls answer."""
+        with self._lock:
+            self.stopping = True
+            for slot in self._slots.values():
+                slot.cond.notify_all()
 
     def close(self) -> None:
         """Stop the watcher thread."""

@@ -184,3 +184,15 @@ def test_the_streams_share_of_the_log_is_the_log(sqlite_env):
                 after, upto), (after, upto)
     finally:
         games.close()
+
+
+def test_stopping_wakes_every_watch_for_good():
+    live = Live(recorder=None)
+    game, woke = uuid.uuid4(), []
+    with live.watch(game) as watch:
+        waiter = threading.Thread(target=lambda: woke.append(watch.wait(0, WAIT)))
+        waiter.start()
+        live.stop_watches()
+        waiter.join(WAIT)
+        assert woke == [True] and watch.stopping
+        assert watch.wait(0, WAIT) is True  # at once from now on
