@@ -21,6 +21,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `gruft bench`, or its crash test."""
+    from bench.servers import exit_on_sigterm
+
+    exit_on_sigterm()
     if args.crash:
         from bench import crash
 

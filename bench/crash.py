@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.load import Connection, MirroredGame, MirrorPlayer, Recorder, drive
-from bench.servers import Served, served_gruft, store
+from bench.servers import Served, exit_on_sigterm, served_gruft, store
 from domain import game_class
 from replays.document import describe, verify
 from service.signing import check_signature
@@ -228,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     parser.add_argument("--seed", type=int, default=1, help="seed of the games played (1)")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
     check_bounds(parser, args.seconds, args.kills, args.workers, args.clients)
     return run(args.storage or ["sqlite", "postgres"], args.seconds, args.kills, args.workers,
                args.clients, args.seed)

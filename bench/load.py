@@ -513,9 +513,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one load test and print its figures."""
-    from bench.servers import served_gruft, store
+    from bench.servers import exit_on_sigterm, served_gruft, store
 
     args = parse_args(argv)
+    exit_on_sigterm()
     if args.url:
         host, port = loopback_only(args.url)
         args.storage, args.workers = "external", 0
