@@ -201,7 +201,15 @@ class Live:
             if self._watcher is not None:
                 return
             target = self._watch_postgres if kind == "postgres" else self._watch_sqlite
-            self._watcher = threading.Thread(target=target, daemon=True, name="gruft-live")
+            # Where the log stands now, read before this returns: a change committed after the
+            # first watch or subscription is announced even if it lands before the thread runs.
+            try:
+                start: int | None = self._head()
+            except Exception as exc:  # the thread reads it, retrying, once the store answers
+                log.warning("live watcher: reading the log's head failed: %s", exc)
+                start = None
+            self._watcher = threading.Thread(target=target, args=(start,), daemon=True,
+                                             name="gruft-live")
             self._watcher.start()
 
     def _pull(self, last: int) -> int:
@@ -223,8 +231,7 @@ class Live:
     def _head(self) -> int:
         return self._recorder.max_notification_id() or 0
 
-    def _watch_sqlite(self) -> None:
-        last: int | None = None
+    def _watch_sqlite(self, last: int | None) -> None:
         while not self._stop.wait(self._poll if last is not None else 0):
             try:
                 if last is None:
@@ -235,12 +242,11 @@ class Live:
                 log.warning("live watcher: reading the log failed: %s", exc)
                 self._stop.wait(RETRY_SECONDS)
 
-    def _watch_postgres(self) -> None:
-        last: int | None = None
+    def _watch_postgres(self, last: int | None) -> None:
         while not self._stop.is_set():
             try:
                 with listening_connection(self._recorder) as conn:
-                    # Listening first, then reading: a commit after the read is notified.
+                    # Listening first, then reading what came since: a later commit is notified.
                     last = self._head() if last is None else self._pull(last)
                     while not self._stop.is_set():
                         notified = False
