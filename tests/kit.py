@@ -1,4 +1,5 @@
-"""Helpers that play whole games through the service or the REST API, with random legal moves."""
+"""Helpers that play whole games through the rules, the service or the REST API, with random
+legal moves."""
 
 from __future__ import annotations
 
@@ -16,6 +17,19 @@ def seats(key: str, count: int | None = None) -> list[str]:
     """Player names for a game: its minimum count unless given."""
     cls = game_class(key)
     return NAMES[: count or max(cls.MIN_PLAYERS, 3 if cls.MAX_PLAYERS >= 3 else 2)]
+
+
+def played_document(game: Any, rng: random.Random, key: Any) -> dict[str, Any]:
+    """A started game played to its end through the rules alone, exported as a replay document
+    signed with `key` (a service.signing.SigningKey: a test's own, or the server's)."""
+    from domain.core import event_record
+    from replays.document import build_document
+
+    while not game.finished:
+        player = rng.choice(game.to_act)
+        game.execute(player, rng.choice(game.legal_moves(player)))
+    records = [event_record(e) for e in game.collect_events()]
+    return build_document(game, records, key.sign, key.public_pem)
 
 
 def play_out(games: Any, game_id: Any, rng: random.Random, max_commands: int = 5000) -> int:

@@ -10,9 +10,8 @@ import pytest
 
 from api.inputs import MAX_BODY_BYTES, MAX_DOCUMENT_BYTES
 from domain import game_class
-from domain.core import event_record
-from replays.document import build_document
 from tests.api.test_contract import assert_error
+from tests.kit import played_document
 
 # The longest names the rule allows, in characters that take the most bytes as Flask writes
 # JSON (astral-plane characters: a 12-byte surrogate-pair escape each).
@@ -25,13 +24,7 @@ def largest_document(app) -> dict:
     cls = game_class("vampire-queen")
     assert cls.MAX_PLAYERS == 12 and cls.OPTIONS["phases"].high == 20
     game = cls.start(LONGEST_NAMES, seed="s" * 200, options={"phases": 20})
-    rng = random.Random(7)
-    while not game.finished:
-        player = rng.choice(game.to_act)
-        game.execute(player, rng.choice(game.legal_moves(player)))
-    key = app.extensions["gruft.signing_key"]
-    return build_document(game, [event_record(e) for e in game.pending_events], key.sign,
-                          key.public_pem)
+    return played_document(game, random.Random(7), app.extensions["gruft.signing_key"])
 
 
 @pytest.fixture(scope="module")

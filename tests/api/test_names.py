@@ -9,9 +9,8 @@ import unicodedata
 import pytest
 
 from domain import game_class
-from domain.core import event_record
-from replays.document import build_document
 from tests.api.test_contract import assert_error
+from tests.kit import played_document
 
 LOOK_ALIKES = [["Ann", "ann"], ["Zoë", unicodedata.normalize("NFD", "Zoë")], ["Ann", "An\u200bn"],
                ["Ann", "\u202eAnn"], ["Ann", "A\u0085nn"], ["Ann", "Ann\u2066"], ["Ann", " Ann "]]
@@ -40,13 +39,7 @@ def recorded_document(app, players: list[str]) -> dict:
     """A finished game seated under the old rule (format 1), exported by this server."""
     cls = game_class("voodoo-prince")
     game = cls.start(players, seed=3, options={"rounds": 1}, recorded=True)
-    rng = random.Random(3)
-    while not game.finished:
-        player = rng.choice(game.to_act)
-        game.execute(player, rng.choice(game.legal_moves(player)))
-    key = app.extensions["gruft.signing_key"]
-    return build_document(game, [event_record(e) for e in game.pending_events], key.sign,
-                          key.public_pem)
+    return played_document(game, random.Random(3), app.extensions["gruft.signing_key"])
 
 
 def test_an_old_document_with_look_alike_seats_verifies_but_is_not_imported(app, client):

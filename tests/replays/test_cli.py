@@ -13,9 +13,8 @@ import pytest
 
 from cli import main as gruft
 from domain import game_class
-from domain.core import event_record
-from replays.document import build_document
 from service.signing import SigningKey
+from tests.kit import played_document
 from tests.replays.golden.regenerate import path_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,12 +24,7 @@ STEP = re.compile(r"^\[(\d+)/(\d+)\] (\w+)", re.M)
 def played(key: str, players: list[str], seed: int, options: dict, signer: SigningKey) -> dict:
     """A finished game played at random through the rules, as a signed format 2 document."""
     game = game_class(key).start(players, seed=seed, options=options, salt="5a" * 32)
-    rng = random.Random(seed)
-    while not game.finished:
-        player = rng.choice(game.to_act)
-        game.execute(player, rng.choice(game.legal_moves(player)))
-    records = [event_record(e) for e in game.collect_events()]
-    return build_document(game, records, signer.sign, signer.public_pem)
+    return played_document(game, random.Random(seed), signer)
 
 
 @pytest.fixture

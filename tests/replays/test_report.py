@@ -13,9 +13,10 @@ import pytest
 
 from cli import main as gruft
 from domain import describe_events, game_class
-from domain.core import event_record, record_hash
-from replays.document import build_document, unsigned
+from domain.core import record_hash
+from replays.document import unsigned
 from service.signing import SigningKey, key_id
+from tests.kit import played_document
 
 PLAYERS = ["Ann", "Ben", "Cy"]
 
@@ -24,12 +25,7 @@ def played(key: str, seed: int, signer: SigningKey, options: dict | None = None)
     """A finished game played at random through the rules, as a signed document."""
     cls = game_class(key)
     game = cls.start(PLAYERS, seed=seed, options=options or cls.SHORT_OPTIONS, salt="5a" * 32)
-    rng = random.Random(seed)
-    while not game.finished:
-        player = rng.choice(game.to_act)
-        game.execute(player, rng.choice(game.legal_moves(player)))
-    records = [event_record(e) for e in game.collect_events()]
-    return build_document(game, records, signer.sign, signer.public_pem)
+    return played_document(game, random.Random(seed), signer)
 
 
 def annotate(doc: dict, signer: SigningKey, notes: list[tuple[int, str, str]]) -> dict:

@@ -14,6 +14,7 @@ from domain.core import event_record
 from domain.core.game import Game
 from replays.document import build_document, verify
 from service.signing import SigningKey, check_signature
+from tests.kit import played_document
 from tests.replays.golden.regenerate import PLAYERS
 from tests.replays.test_document import rechain, resign
 
@@ -30,12 +31,7 @@ def played(key: SigningKey, game: str = "voodoo-prince", seed: int | str = 42,
     """A finished game played at random through the rules, as a signed document."""
     table = game_class(game).start(PLAYERS[game], seed=seed, salt=salt,
                                    options=options or dict(game_class(game).SHORT_OPTIONS))
-    rng = random.Random(seed)
-    while not table.finished:
-        player = rng.choice(table.to_act)
-        table.execute(player, rng.choice(table.legal_moves(player)))
-    records = [event_record(e) for e in table.collect_events()]
-    return build_document(table, records, key.sign, key.public_pem)
+    return played_document(table, random.Random(seed), key)
 
 
 def check(doc: dict, key: SigningKey):
