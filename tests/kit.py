@@ -1,9 +1,19 @@
 """Helpers that play whole games through the rules, the service or the REST API, with random
-legal moves."""
+legal moves; and real `gruft` processes (a served API, a bot runner) to test against."""
 
 from __future__ import annotations
 
+import http.client
+import json
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from domain import available_games, game_class
@@ -67,3 +77,82 @@ def play_over_rest(client: Any, created: dict, rng: random.Random, max_commands:
         assert answer.get_json()["version"] > view["version"]
         count += 1
         assert count < max_commands, "game did not finish"
+
+
+# -- real gruft processes ---------------------------------------------------------------------
+
+GRUFT = Path(sys.executable).with_name("gruft")  # the command as installed in this venv
+PATIENCE = 60.0  # seconds a test waits for a process (a server, the bots) before calling it stuck
+
+
+def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE) -> None:
+    """Poll `check` until it holds; fail naming `what` if it still does not after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"gave up waiting: {what}"
+        time.sleep(0.02)
+
+
+def call(port: int, method: str, path: str, body: Any = None, token: str | None = None
+         ) -> tuple[int, Any]:
+    """One request on a connection of its own (so the kernel spreads them over the workers)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json", "Connection": "close"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        conn.request(method, path, None if body is None else json.dumps(body), headers)
+        answer = conn.getresponse()
+        return answer.status, json.loads(answer.read() or b"null")
+    finally:
+        conn.close()
+
+
+def start_gruft(argv: list[str], env: dict[str, str], log: Path, **popen: Any
+                ) -> subprocess.Popen:
+    """`gruft <argv>` as a process of its own, on this environment with `env` over it, its
+    output appended to `log`."""
+    with log.open("a") as out:
+        return subprocess.Popen([str(GRUFT), *argv], env={**os.environ, **env}, stdout=out,
+                                stderr=subprocess.STDOUT, **popen)
+
+
+def stop(proc: subprocess.Popen, signum: int = signal.SIGINT) -> None:
+    """Stop a process started here (it may be dead already): `signum`, then a kill after 20 s."""
+    if proc.poll() is None:
+        proc.send_signal(signum)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@contextmanager
+def served_gruft(env: dict[str, str], log: Path, workers: int = 1) -> Iterator[int]:
+    """`gruft serve` with `env` over this environment; its port once it answers, stopped on
+    the way out (SIGINT, gunicorn's quick shutdown), the end of its log then printed (pytest
+    shows it when the test failed)."""
+    from bench.servers import listening_socket
+
+    # The server inherits a socket bound here: a port chosen here and bound by gunicorn later
+    # could meanwhile be taken by another test's server, and we would talk to that one.
+    sock = listening_socket()
+    port = sock.getsockname()[1]
+    proc = start_gruft(["serve", "--fd", str(sock.fileno()), "--workers", str(workers)], env,
+                       log, pass_fds=(sock.fileno(),))
+    sock.close()  # gunicorn holds it now
+
+    def up() -> bool:
+        assert proc.poll() is None, log.read_text()
+        try:
+            return call(port, "GET", "/signing-key")[0] == 200
+        except (OSError, http.client.HTTPException, ValueError):  # not up yet
+            return False
+
+    try:
+        wait_until(up, f"gruft serve to answer (its log: {log})")
+        yield port
+    finally:
+        stop(proc)
+        print(log.read_text()[-4000:])

@@ -6,35 +6,16 @@ at once (GRUFT_BOT_DELAY=0); the last tests start real `gruft serve` and `gruft 
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from cli.wsgi import create_app
 from domain import available_games
-from tests.kit import SHORT_OPTIONS, seats
-
-GRUFT = Path(sys.executable).with_name("gruft")
-PATIENCE = 60.0  # seconds a test waits for the bots before calling them stuck
-
-
-def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE) -> None:
-    """Poll `check` until it holds; fail naming `what` if it still does not after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"gave up waiting: {what}"
-        time.sleep(0.02)
+from tests.kit import SHORT_OPTIONS, call, seats, served_gruft, start_gruft, stop, wait_until
 
 
 @pytest.fixture
@@ -170,73 +151,29 @@ def test_the_api_document_describes_bots(served):
 
 # -- real processes --------------------------------------------------------------------------
 
-def call(port: int, method: str, path: str, payload: Any = None) -> tuple[int, Any]:
-    """One request on a connection of its own."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request(method, path, None if payload is None else json.dumps(payload),
-                     {"Content-Type": "application/json", "Connection": "close"})
-        answer = conn.getresponse()
-        return answer.status, json.loads(answer.read() or b"null")
-    finally:
-        conn.close()
-
-
-def start(argv: list[str], env: dict[str, str], log: Path, **kwargs: Any) -> subprocess.Popen:
-    with log.open("a") as out:
-        return subprocess.Popen([str(GRUFT), *argv], env={**os.environ, **env}, stdout=out,
-                                stderr=subprocess.STDOUT, **kwargs)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.mark.parametrize("mode", ["embedded", "external"])
 def test_a_served_game_of_bots_plays_itself_to_the_end(sqlite_env, tmp_path, mode):
     # `gruft serve` with two workers, whose runners share the lock (embedded), or beside a
     # `gruft bots` process (external).
     env = {**sqlite_env, "GRUFT_BOT_DELAY": "0", "GRUFT_BOTS": mode}
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    sock.set_inheritable(True)
-    port, log = sock.getsockname()[1], tmp_path / "serve.log"
-    procs = [start(["serve", "--fd", str(sock.fileno()), "--workers", "2"], env, log,
-                   pass_fds=(sock.fileno(),))]
-    sock.close()
-    if mode == "external":
-        procs.append(start(["bots"], env, log))
-    try:
-        def up() -> bool:
-            assert procs[0].poll() is None, log.read_text()
-            try:
-                return call(port, "GET", "/signing-key")[0] == 200
-            except OSError:
-                return False
-
-        wait_until(up, "the server to answer")
-        ids = []
-        for key in available_games():
-            status, created = call(port, "POST", "/games", {
-                "game": key, "players": seats(key), "options": SHORT_OPTIONS[key],
-                "bots": {name: "random" for name in seats(key)}})
-            assert status == 201, created
-            ids.append(created["game_id"])
-        for game_id in ids:
-            wait_until(lambda g=game_id: call(port, "GET", f"/games/{g}")[1]["status"]
-                       == "finished", "a served bot game to end")
-            status, document = call(port, "GET", f"/games/{game_id}/export")
-            assert status == 200, document
-            status, verdict = call(port, "POST", "/replays/verify", document)
-            assert status == 200 and verdict["valid"], verdict
-    finally:
-        for proc in procs:
-            stop(proc)
-        print(log.read_text()[-4000:])
+    log = tmp_path / "serve.log"
+    with served_gruft(env, log, workers=2) as port:
+        runner = start_gruft(["bots"], env, log) if mode == "external" else None
+        try:
+            ids = []
+            for key in available_games():
+                status, created = call(port, "POST", "/games", {
+                    "game": key, "players": seats(key), "options": SHORT_OPTIONS[key],
+                    "bots": {name: "random" for name in seats(key)}})
+                assert status == 201, created
+                ids.append(created["game_id"])
+            for game_id in ids:
+                wait_until(lambda g=game_id: call(port, "GET", f"/games/{g}")[1]["status"]
+                           == "finished", "a served bot game to end")
+                status, document = call(port, "GET", f"/games/{game_id}/export")
+                assert status == 200, document
+                status, verdict = call(port, "POST", "/replays/verify", document)
+                assert status == 200 and verdict["valid"], verdict
+        finally:
+            if runner is not None:
+                stop(runner)

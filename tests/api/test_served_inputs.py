@@ -6,26 +6,14 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import socket
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
-GRUFT = Path(sys.executable).with_name("gruft")
-
-
-def free_socket() -> socket.socket:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    sock.set_inheritable(True)
-    return sock
+from bench.servers import listening_socket
+from tests.kit import GRUFT, served_gruft
 
 
 def raw_request(port: int, head: str, chunks=(), timeout: float = 30) -> tuple[int, dict]:
@@ -64,42 +52,6 @@ def length(answer: bytes) -> int:
     return 1 << 30
 
 
-@contextmanager
-def served(env_extra: dict[str, str], tmp_path: Path) -> Iterator[int]:
-    """`gruft serve` on a fresh SQLite store; yields its port once it answers."""
-    sock = free_socket()
-    port = sock.getsockname()[1]
-    env = {**os.environ, "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-           "SQLITE_DBNAME": str(tmp_path / "games.sqlite"),
-           "GRUFT_DATA_DIR": str(tmp_path / "data"), **env_extra}
-    log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen([str(GRUFT), "serve", "--fd", str(sock.fileno()), "--workers", "1"],
-                                env=env, stdout=out, stderr=subprocess.STDOUT,
-                                pass_fds=(sock.fileno(),))
-    sock.close()
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                if raw_request(port, "GET /signing-key HTTP/1.1\r\nHost: x\r\n"
-                               "Connection: close\r\n\r\n", timeout=5)[0] == 200:
-                    break
-            except (OSError, ValueError, IndexError):
-                pass
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
-        yield port
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def chunked_post(port: int, path: str, size: int) -> tuple[int, dict]:
     body = b'{"game": "' + b"x" * (size - 12) + b'"}'
     piece = 64 * 1024
@@ -110,10 +62,10 @@ def chunked_post(port: int, path: str, size: int) -> tuple[int, dict]:
     return raw_request(port, head, [*chunks, b"0\r\n\r\n"])
 
 
-def test_a_chunked_body_over_the_bound_is_413_when_served(tmp_path):
+def test_a_chunked_body_over_the_bound_is_413_when_served(sqlite_env, tmp_path):
     from api.inputs import MAX_BODY_BYTES, MAX_DOCUMENT_BYTES
 
-    with served({}, tmp_path) as port:
+    with served_gruft(sqlite_env, tmp_path / "serve.log") as port:
         # Fail to send a 5 MiB body chunked (no Content-Length): 413, not "Invalid JSON body".
         status, body = chunked_post(port, "/games", 5 << 20)
         assert status == 413 and body["error"]["code"] == "payload_too_large", body
@@ -132,7 +84,7 @@ def test_an_empty_persistence_module_is_a_clear_error_at_start(tmp_path, value):
     # PERSISTENCE_MODULE set but empty made eventsourcing pick its in-memory POPOFactory, on
     # which every worker failed to boot; it must fail at once, saying what is wrong.
     env = {**os.environ, "PERSISTENCE_MODULE": value, "GRUFT_DATA_DIR": str(tmp_path / "d")}
-    sock = free_socket()
+    sock = listening_socket()
     started = time.monotonic()
     try:
         done = subprocess.run([str(GRUFT), "serve", "--fd", str(sock.fileno()), "--workers", "1"],

@@ -11,8 +11,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from uuid import UUID
@@ -27,18 +25,7 @@ from replays.document import build_document, verify
 from service import Games
 from service.seats import BOT_KINDS
 from service.signing import SigningKey, check_signature
-from tests.kit import SHORT_OPTIONS, seats
-
-GRUFT = Path(sys.executable).with_name("gruft")
-PATIENCE = 60.0  # seconds a test waits for the bots before calling them stuck
-
-
-def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE) -> None:
-    """Poll `check` until it holds; fail naming `what` if it still does not after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"gave up waiting: {what}"
-        time.sleep(0.02)
+from tests.kit import GRUFT, SHORT_OPTIONS, seats, start_gruft, stop, wait_until
 
 
 @pytest.fixture
@@ -185,20 +172,7 @@ def test_a_bot_move_beaten_by_another_is_a_conflict_and_chosen_again(open_games,
 
 def start_runner(env: dict[str, str], log: Path, delay: str) -> subprocess.Popen:
     """`gruft bots` as a process of its own on the store."""
-    with log.open("a") as out:
-        return subprocess.Popen([str(GRUFT), "bots", "--delay", delay],
-                                env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """Stop a runner process (it may be dead already)."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    return start_gruft(["bots", "--delay", delay], env, log)
 
 
 def test_a_runner_killed_mid_game_is_replaced_by_its_standby(open_games, sqlite_env, tmp_path):
@@ -218,9 +192,9 @@ def test_a_runner_killed_mid_game_is_replaced_by_its_standby(open_games, sqlite_
         wait_until(lambda: games.game(game_id).finished, "the standby to finish the game")
         assert games.game(game_id).version > killed_at
     finally:
-        stop(first)
+        stop(first, signal.SIGTERM)
         if standby is not None:
-            stop(standby)
+            stop(standby, signal.SIGTERM)
         print(log.read_text())
     check_exports(games, game_id, tmp_path)
 

@@ -8,15 +8,8 @@ after a write sees it whichever worker answers.
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,71 +17,27 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from bench.servers import listening_socket
 from domain import available_games
 from service.signing import KEY_FILE, public_pem
-from tests.kit import SHORT_OPTIONS, seats
+from tests.kit import SHORT_OPTIONS, call, seats, served_gruft
 from tests.service.storage.kit import run_threads
 
-GRUFT = Path(sys.executable).with_name("gruft")
 CLIENTS = 4
 EXTRA = 10  # versions the clients add to each game
-START_TIMEOUT = 60
-
-
-def call(port: int, method: str, path: str, body: Any = None, token: str | None = None
-         ) -> tuple[int, Any]:
-    """One request on a connection of its own (so the kernel spreads them over the workers)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json", "Connection": "close"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    try:
-        conn.request(method, path, None if body is None else json.dumps(body), headers)
-        answer = conn.getresponse()
-        return answer.status, json.loads(answer.read() or b"null")
-    finally:
-        conn.close()
 
 
 @pytest.fixture
 def server(storage_env, tmp_path) -> Iterator[dict[str, Any]]:
     """`gruft serve --workers 2` on the storage under test; its port, data dir and log."""
-    # The server inherits a socket bound here: a port chosen here and bound by gunicorn later
-    # could meanwhile be taken by another test's server, and we would talk to that one.
-    sock = listening_socket()
-    port, log, access = sock.getsockname()[1], tmp_path / "serve.log", tmp_path / "access.log"
-    env = {**os.environ, **storage_env,
+    access = tmp_path / "access.log"
+    env = {**storage_env,
            # The worker's pid on every access line (path only, no query string), to see that
            # both workers answered; no control socket, which every gunicorn on the machine
            # would otherwise share at ~/.gunicorn/gunicorn.ctl.
            "GUNICORN_CMD_ARGS": f"--no-control-socket --access-logfile {access} "
                                 "--access-logformat 'pid=%(p)s \"%(m)s %(U)s\" %(s)s'"}
-    with log.open("w") as out:
-        proc = subprocess.Popen([str(GRUFT), "serve", "--fd", str(sock.fileno()), "--workers", "2"],
-                                env=env, stdout=out, stderr=subprocess.STDOUT,
-                                pass_fds=(sock.fileno(),))
-    sock.close()  # gunicorn holds it now
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                if call(port, "GET", "/signing-key")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+    with served_gruft(env, tmp_path / "serve.log", workers=2) as port:
         yield {"port": port, "data_dir": Path(storage_env["GRUFT_DATA_DIR"]), "log": access}
-    finally:
-        proc.send_signal(signal.SIGINT)  # gunicorn's quick shutdown
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        print(log.read_text()[-4000:])  # shown when the test failed
 
 
 def worker_pids(log: Path, request_line: str) -> set[str]:
