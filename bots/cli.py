@@ -9,9 +9,8 @@ beside it; with the default (embedded) a worker plays them.
 from __future__ import annotations
 
 import argparse
-import signal
-import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from bots import simulate
@@ -23,12 +22,9 @@ def _line(progress: Any) -> str:
 
 
 def configure_bots(parser: argparse.ArgumentParser) -> None:
-    from service.cli import _add_db
+    from service.cli import add_runner_options
 
-    _add_db(parser)
-    parser.add_argument("--lock-wait", type=float, default=None, metavar="SECONDS",
-                        help="give up if another runner still holds the lock after this long "
-                             "(default: wait as a standby until it is free)")
+    add_runner_options(parser)
     parser.add_argument("--delay", type=float, default=None, metavar="SECONDS",
                         help="wait this long before a bot moves (default: GRUFT_BOT_DELAY, or 0.3)")
     parser.set_defaults(func=play_seats)
@@ -37,25 +33,15 @@ def configure_bots(parser: argparse.ArgumentParser) -> None:
 def play_seats(args: argparse.Namespace) -> int:
     """Play the bot seats until stopped; 3 if another runner holds the lock."""
     from bots.seats import run
-    from service.cli import _env
-    from service.readmodels import RunnerBusy
+    from service.cli import command_env, run_until_stopped
 
-    env = _env(args)
+    env = command_env(args)
     if args.delay is not None:
         env["GRUFT_BOT_DELAY"] = str(args.delay)
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    print("bots: taking the runner lock (a standby waits while another runner holds it)",
-          flush=True)
-    try:
-        done = run(env, lock_wait=args.lock_wait, stop=stop,
-                   report=lambda p: print(_line(p), flush=True))
-    except RunnerBusy as exc:
-        print(f"bots: {exc}", file=sys.stderr)
-        return 3
-    print(_line(done), flush=True)
-    return 0
+    def play(stop: threading.Event, report: Callable[[Any], None]) -> Any:
+        return run(env, lock_wait=args.lock_wait, stop=stop, report=report)
+
+    return run_until_stopped("bots", play, _line)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -13,19 +13,50 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 
-def _env(args: argparse.Namespace) -> dict[str, str]:
+def command_env(args: argparse.Namespace) -> dict[str, str]:
+    """This process's environment, on the SQLite file `--db` names if it names one."""
     env = dict(os.environ)
     if getattr(args, "db", None):
         env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": args.db})
     return env
 
 
-def _add_db(parser: argparse.ArgumentParser) -> None:
+def add_db(parser: argparse.ArgumentParser) -> None:
+    """`--db PATH`, read by command_env."""
     parser.add_argument("--db", metavar="PATH", default=None,
                         help="the games' SQLite file (default: the service's own settings)")
+
+
+def add_runner_options(parser: argparse.ArgumentParser) -> None:
+    """`--db` and `--lock-wait`, as every runner command (`gruft project`, `gruft bots`) has."""
+    add_db(parser)
+    parser.add_argument("--lock-wait", type=float, default=None, metavar="SECONDS",
+                        help="give up if another runner still holds the lock after this long "
+                             "(default: wait as a standby until it is free)")
+
+
+def run_until_stopped(name: str, run: Callable[[threading.Event, Callable[[Any], None]], Any],
+                      line: Callable[[Any], str]) -> int:
+    """A runner command: `run(stop, report)` until SIGINT or SIGTERM sets `stop`, its progress
+    printed as `line` words it; 3 if another runner holds the lock (RunnerBusy)."""
+    from service.readmodels import RunnerBusy
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    print(f"{name}: taking the runner lock (a standby waits while another runner holds it)",
+          flush=True)
+    try:
+        done = run(stop, lambda p: print(line(p), flush=True))
+    except RunnerBusy as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 3
+    print(line(done), flush=True)
+    return 0
 
 
 def _line(progress: Any) -> str:
@@ -36,43 +67,32 @@ def _line(progress: Any) -> str:
 
 
 def configure_project(parser: argparse.ArgumentParser) -> None:
-    _add_db(parser)
+    add_runner_options(parser)
     parser.add_argument("--once", action="store_true",
                         help="catch up to the head of the log, then exit")
-    parser.add_argument("--lock-wait", type=float, default=None, metavar="SECONDS",
-                        help="give up if another runner still holds the lock after this long "
-                             "(default: wait as a standby until it is free)")
     parser.set_defaults(func=project)
 
 
 def project(args: argparse.Namespace) -> int:
     """Follow the log until stopped (or, with --once, until caught up); 3 if the lock is held."""
-    from service.readmodels import RunnerBusy, run
+    from service.readmodels import run
 
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    print("projections: taking the runner lock (a standby waits while another runner holds it)",
-          flush=True)
-    try:
-        done = run(_env(args), once=args.once, lock_wait=args.lock_wait, stop=stop,
-                   report=lambda p: print(_line(p), flush=True))
-    except RunnerBusy as exc:
-        print(f"projections: {exc}", file=sys.stderr)
-        return 3
-    print(_line(done), flush=True)
-    return 0
+    def follow(stop: threading.Event, report: Callable[[Any], None]) -> Any:
+        return run(command_env(args), once=args.once, lock_wait=args.lock_wait, stop=stop,
+                   report=report)
+
+    return run_until_stopped("projections", follow, _line)
 
 
 def configure_projections(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", required=True)
     rebuild = sub.add_parser("rebuild", help="drop every view and project the whole log again")
-    _add_db(rebuild)
+    add_db(rebuild)
     rebuild.add_argument("--lock-wait", type=float, default=10.0, metavar="SECONDS",
                          help="how long to wait for a running runner to let go (default 10)")
     rebuild.set_defaults(func=rebuild_views)
     status = sub.add_parser("status", help="the views' position, the log's head, the lag")
-    _add_db(status)
+    add_db(status)
     status.set_defaults(func=show_status)
 
 
@@ -81,7 +101,7 @@ def rebuild_views(args: argparse.Namespace) -> int:
     from service.readmodels import RunnerBusy, rebuild
 
     try:
-        done = rebuild(_env(args), lock_wait=args.lock_wait,
+        done = rebuild(command_env(args), lock_wait=args.lock_wait,
                        report=lambda p: print(_line(p), flush=True))
     except RunnerBusy as exc:
         print(f"projections: {exc}", file=sys.stderr)
@@ -94,7 +114,7 @@ def show_status(args: argparse.Namespace) -> int:
     """Print where the views are against the log."""
     from service.readmodels import status
 
-    found = status(_env(args))
+    found = status(command_env(args))
     print(f"position {found['position']}  head {found['head']}  lag {found['lag']}  "
           f"runner {found['runner']}")
     return 0
@@ -105,7 +125,7 @@ def configure_key(parser: argparse.ArgumentParser) -> None:
                         help="retire the current key (it stays trusted for verification) and "
                              "start signing with a new one; restart the server afterwards")
     parser.add_argument("--json", action="store_true", help="print key_id, key and retired as JSON")
-    _add_db(parser)
+    add_db(parser)
     parser.set_defaults(func=show_key)
 
 
@@ -116,7 +136,7 @@ def show_key(args: argparse.Namespace) -> int:
     from service.settings import data_dir, storage_env
     from service.signing import SigningKey, key_id
 
-    folder = data_dir(storage_env(_env(args)))
+    folder = data_dir(storage_env(command_env(args)))
     key = SigningKey.rotate(folder) if args.rotate else SigningKey.load_or_create(folder)
     retired = [key_id(pem) for pem in key.retired]
     if args.json:
