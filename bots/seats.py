@@ -37,8 +37,8 @@ from bots import make_bot
 from domain.core import BadCommand, Refusal, Viewer
 from service import Games
 from service.errors import Conflict, GameNotFound
-from service.readmodels import RunnerBusy, RunnerLock, views_env
-from service.readmodels.lifecycle import LOCK_RETRY_SECONDS
+from service.readmodels import RunnerLock, views_env
+from service.readmodels.lifecycle import supervise
 from service.seats import ASSIGNED_TOPIC
 from service.settings import storage_env
 
@@ -218,24 +218,10 @@ class BotRunner:
             return
 
 
-def supervise(runner: BotRunner, lock: RunnerLock, stop: threading.Event) -> None:
+def play_while_held(runner: BotRunner, lock: RunnerLock, stop: threading.Event) -> None:
     """Run `runner` whenever `lock` is held (a standby retries it), until stopped; a runner
-    that fails is logged and started again from the stored state."""
-    failures = 0
-    try:
-        while not stop.is_set():
-            if not lock.acquire():
-                stop.wait(LOCK_RETRY_SECONDS)
-                continue
-            try:
-                if not runner.run(stop):
-                    return  # the Application is gone
-            except Exception:
-                failures += 1
-                log.exception("bot runner failed; starting again")
-                stop.wait(min(30.0, LOCK_RETRY_SECONDS * failures))
-    finally:
-        lock.release()
+    that fails is logged and started again from the stored state (the projection's way)."""
+    supervise(lock, stop, lambda: runner.run(stop), log, "bot runner")
 
 
 # -- the embedded runner ---------------------------------------------------------------------
@@ -254,7 +240,8 @@ class EmbeddedBots:
         self._stop = threading.Event()
         weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
         self._thread = threading.Thread(
-            target=supervise, args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
+            target=play_while_held,
+            args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
             daemon=True, name="gruft-bots")
         EmbeddedBots._all.add(self)
         self._thread.start()
@@ -325,9 +312,7 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
     stop = stop or threading.Event()
     delay, poll = settings(env)
     lock = RunnerLock(views_env(env), LOCK_NAME)
-    while not lock.acquire(timeout=LOCK_RETRY_SECONDS if lock_wait is None else lock_wait):
-        if lock_wait is not None or stop.is_set():
-            raise RunnerBusy("another bot runner holds the lock")
+    lock.take(lock_wait, stop, "another bot runner holds the lock")
     games = Games(env)
     runner = BotRunner(lambda: games, delay=delay, poll=poll)
     started = time.monotonic()
@@ -343,7 +328,7 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
         reporter = threading.Thread(target=tell, daemon=True, name="gruft-bots-report")
         reporter.start()
     try:
-        supervise(runner, lock, stop)
+        play_while_held(runner, lock, stop)
     finally:
         stop.set()
         if reporter is not None:

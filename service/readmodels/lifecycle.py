@@ -69,6 +69,13 @@ class RunnerLock:
                 return False
             time.sleep(min(poll, max(0.0, deadline - time.monotonic())))
 
+    def take(self, wait: float | None, stop: threading.Event, busy: str) -> None:
+        """Take the lock for a runner command: within `wait` seconds, or (None) as a hot
+        standby for as long as it takes, unless `stop` is set; RunnerBusy(`busy`) if not."""
+        while not self.acquire(timeout=LOCK_RETRY_SECONDS if wait is None else wait):
+            if wait is not None or stop.is_set():
+                raise RunnerBusy(busy)
+
     def release(self) -> None:
         """Give the lock back (closing its file or database session)."""
         held, self._held = self._held, None
@@ -141,6 +148,29 @@ def _pg_advisory_lock(env: Mapping[str, str], name: str) -> Any:
     return conn  # the session holds the lock until it is closed (or the process dies)
 
 
+def supervise(lock: RunnerLock, stop: threading.Event, run: Callable[[], bool],
+              logger: logging.Logger, what: str) -> None:
+    """Call `run` whenever `lock` is held (a standby tries it again every LOCK_RETRY_SECONDS)
+    until `stop` is set or `run` answers False (its Application is gone); a run that fails is
+    logged and started again, from the stored state, after a pause growing with the failures.
+    The lock is given back at the end."""
+    failures = 0
+    try:
+        while not stop.is_set():
+            if not lock.acquire():
+                stop.wait(LOCK_RETRY_SECONDS)
+                continue
+            try:
+                if not run():
+                    return
+            except Exception:
+                failures += 1
+                logger.exception("%s failed; starting again", what)
+                stop.wait(min(30.0, LOCK_RETRY_SECONDS * failures))
+    finally:
+        lock.release()
+
+
 # -- the embedded runner ---------------------------------------------------------------------
 
 class EmbeddedRunner:
@@ -151,7 +181,6 @@ class EmbeddedRunner:
     def __init__(self, games: Games, env: Mapping[str, str]) -> None:
         self.env = dict(env)
         self.runner: ReadModelRunner | None = None
-        self.failures = 0
         self._stop = threading.Event()
         # In-memory games must be followed in the very object that holds them.
         bound = env.get("PERSISTENCE_MODULE") == "eventsourcing.popo"
@@ -177,33 +206,23 @@ class EmbeddedRunner:
             runner.nudge()
 
     def _supervise(self) -> None:
-        lock = RunnerLock(self.env)
-        try:
-            while not self._stop.is_set():
-                if not lock.acquire():
-                    self._stop.wait(LOCK_RETRY_SECONDS)
-                    continue
-                self._run_once()
-        finally:
-            lock.release()
+        supervise(RunnerLock(self.env), self._stop, self._run_once, log, "projection runner")
 
-    def _run_once(self) -> None:
+    def _run_once(self) -> bool:
+        """Follow the log until stopped (an error stops the runner: raised, so supervise
+        logs it, waits and follows again); False if the worker's Application is gone."""
         app = self._games() if self._games is not None else None
         if self._games is not None and app is None:
-            self._stop.set()
-            return
+            return False
         try:
             with ReadModelRunner(self.env, app=app) as runner:
                 del app
                 self.runner = runner
                 while not self._stop.is_set() and not runner.is_interrupted.is_set():
                     runner.run_forever(timeout=0.5)
-        except Exception:  # the runner stopped on an error: log it, wait, follow again
-            self.failures += 1
-            log.exception("projection runner failed; restarting")
-            self._stop.wait(min(30.0, LOCK_RETRY_SECONDS * self.failures))
         finally:
             self.runner = None
+        return True
 
 
 @atexit.register
@@ -308,9 +327,7 @@ def run(env: Mapping[str, str] | None = None, *, once: bool = False, lock_wait: 
     env = views_env(env)
     stop = stop or threading.Event()
     lock = RunnerLock(env)
-    while not lock.acquire(timeout=LOCK_RETRY_SECONDS if lock_wait is None else lock_wait):
-        if lock_wait is not None or stop.is_set():
-            raise RunnerBusy("another projection runner holds the lock")
+    lock.take(lock_wait, stop, "another projection runner holds the lock")
     try:
         return _follow(env, once=once, stop=stop, report=report, report_every=report_every)
     finally:
