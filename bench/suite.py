@@ -35,6 +35,7 @@ from bench.streams import StreamFigures, stream_figures
 from bots.simulate import default_players
 from domain import available_games, game_class
 
+SLICE_CPU_S = 0.01  # CPU of one kind's turn in a pass of the replay measurement
 STREAM_P99_TARGET_MS = 100.0  # issue 15: a command reaches every stream of its game within it
 
 
@@ -49,8 +50,8 @@ class Sizes:
     api_seconds: float  # load per server and round
     api_max_requests: int  # per server and round
     api_clients: int  # concurrent client threads
-    # Rebuild passes over every kind are repeated within a round until each kind used this much
-    # CPU: one pass over six short VampiRing games is ~10 ms, too short to time alone.
+    # Rebuilds of every kind are repeated, interleaved, within a round until each kind used this
+    # much CPU: one pass over six short VampiRing games is ~10 ms, too short to time alone.
     replay_cpu_s: float = 0.0
     stream_games: int = 0  # games with streams open (none: no stream figures)
     streams_per_game: int = 5
@@ -58,10 +59,10 @@ class Sizes:
 
 
 FULL = Sizes(rounds=3, domain_cpu_s=3.0, rlcard_cpu_s=3.0, replay_games=20, api_seconds=10.0,
-             api_max_requests=20_000, api_clients=4, replay_cpu_s=0.25,
+             api_max_requests=20_000, api_clients=4, replay_cpu_s=0.2,
              stream_games=200, stream_seconds=10.0)  # 1,000 streams
 QUICK = Sizes(rounds=2, domain_cpu_s=1.0, rlcard_cpu_s=1.0, replay_games=6, api_seconds=5.0,
-              api_max_requests=5_000, api_clients=4, replay_cpu_s=0.15,
+              api_max_requests=5_000, api_clients=4, replay_cpu_s=0.1,
               stream_games=40, stream_seconds=5.0)  # 200 streams
 TINY = Sizes(rounds=1, domain_cpu_s=0.02, rlcard_cpu_s=0.02, replay_games=1, api_seconds=0.5,
              api_max_requests=30, api_clients=2, stream_games=2, streams_per_game=2,
@@ -242,25 +243,32 @@ def replay_rates(db: Path, data: Path, stored: dict[str, list], rounds: int,
                  min_cpu_s: float = 0.0) -> dict[str, Rate]:
     """Events per second rebuilding each kind (and the baseline) from the store, no cache.
 
-    Within a round, passes rebuild in turn every kind that has not yet used `min_cpu_s` of CPU:
-    interleaved, a kind and its same-length baseline see the same moments of a shared machine.
+    A round takes the kinds in turn, a slice of about `SLICE_CPU_S` each (its aggregates rebuilt
+    in order, round and round), pass after pass, until each has used `min_cpu_s` of CPU and
+    rebuilt all its aggregates: interleaved, a kind and its baselines see the same moments of a
+    shared machine, however long or short its games.
     """
     from service.app import Games
 
     # No cache and no snapshots: every get() reads and projects every event.
     games = Games(env=store_env(db, data, SNAPSHOT_INTERVAL="0", AGGREGATE_CACHE_MAXSIZE=""))
+    kinds = [kind for kind, items in stored.items() if items]
     best = {kind: Rate() for kind in stored}
     for _ in range(rounds):
-        rates = {kind: Rate() for kind in stored}
-        while pending := [kind for kind, rate in rates.items()
-                          if stored[kind] and (rate.cpu < min_cpu_s or not rate.work)]:
-            for kind in pending:
-                rate, items = rates[kind], stored[kind]
+        rates = {kind: Rate() for kind in kinds}
+        done = dict.fromkeys(kinds, 0)  # aggregates rebuilt so far
+        while any(rates[k].cpu < min_cpu_s or done[k] < len(stored[k]) for k in kinds):
+            for kind in kinds:
+                items, rate = stored[kind], rates[kind]
                 with Stopwatch() as watch:
-                    for aggregate_id, events in items:
+                    while True:
+                        aggregate_id, events = items[done[kind] % len(items)]
                         rebuilt = games.repository.get(aggregate_id)
                         assert rebuilt.version == events
                         rate.work += events
+                        done[kind] += 1
+                        if time.process_time() - watch.cpu0 >= SLICE_CPU_S:
+                            break
                 rate.cpu += watch.cpu
                 rate.wall += watch.wall
         for kind, rate in rates.items():
@@ -366,7 +374,7 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
         out("\nreplay: events/s rebuilding finished games from SQLite (no cache, no snapshots)")
         for kind, r in replay.items():
             out(f"  {kind:<24} {r.per_cpu_s:>10,.0f} /cpu-s {r.per_wall_s:>10,.0f} /wall-s  "
-                f"({r.work} events, {len(stored[kind])} aggregates)")
+                f"({r.work} events rebuilt, {len(stored[kind])} aggregates)")
 
         api, hello, live = api_figures(work, sizes, seed)
     out(f"\napi: {sizes.api_clients} client threads over loopback, 2 gunicorn workers each")
