@@ -121,6 +121,9 @@ class GameRepository(Repository):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._put_lock = Lock()
+        # Called with (game id, events) read to bring a cached game up to date: the streams'
+        # tails keep them, so the streams of that game need not read them again.
+        self.read_events: Any = None
 
     def get(self, aggregate_id: UUID, *, version: int | None = None,
             projector_func: ProjectorFunction[Any, Any] = project_aggregate,
@@ -141,6 +144,8 @@ class GameRepository(Repository):
             new_events = list(self.event_store.get(originator_id=aggregate_id,
                                                    gt=aggregate.version))
             if new_events:
+                if self.read_events is not None:
+                    self.read_events(aggregate_id, new_events)
                 aggregate = projector_func(copy_game(aggregate), new_events)
                 if private:
                     # Already a private copy: the command's save offers it to the cache.
@@ -191,6 +196,7 @@ class Games(SaveHooks):
         # being streamed, read once per worker, not once per stream (see `update`)
         self._tails: LRUCache[UUID, tuple[int, tuple[Any, ...]]] = LRUCache(TAILS_CACHE_SIZE)
         self._refreshing = [Lock() for _ in range(64)]  # one refresh of a game at a time
+        self.repository.read_events = self._remember  # another worker's events, read once
         self._announcing = local()  # `later`: during a command's save, what it will announce
 
     # -- infrastructure: safe under several threads, processes and machines ---------------

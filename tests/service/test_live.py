@@ -186,6 +186,39 @@ def test_the_streams_share_of_the_log_is_the_log(sqlite_env):
         games.close()
 
 
+def test_another_workers_events_are_read_once_for_the_game_and_its_streams(sqlite_env):
+    """The refresh that brings a cached game up to another Application's command keeps the
+    events it read in the game's tail: the streams' messages need no second read, and they are
+    what the store holds."""
+    writer, reader = Games(env=sqlite_env), Games(env=sqlite_env)
+    try:
+        gid = new_game(writer, "vampir")
+        before = reader.current(gid).version
+        reader.bot_seats(gid)  # read once per game and kept
+        rng = random.Random(5)
+        for _ in range(3):
+            writer.run_command(gid, HOST, random_command(writer.game(gid), rng))
+        head = writer.game(gid).version
+        reads = []
+        real_get = reader.repository.event_store.get
+
+        def counted(*args, **kwargs):
+            reads.append(kwargs.get("gt"))
+            return real_get(*args, **kwargs)
+
+        reader.repository.event_store.get = counted
+        game = reader.current(gid, head)
+        assert game.version == head and len(reads) == 1
+        events, _ = reader.update_of(game, HOST, before)
+        assert len(reads) == 1  # from the tail
+        assert [e["version"] for e in events] == list(range(before + 1, head + 1))
+        page, _ = writer.log(gid, HOST, after=before)
+        assert events == page
+    finally:
+        writer.close()
+        reader.close()
+
+
 def test_stopping_wakes_every_watch_for_good():
     live = Live(recorder=None)
     game, woke = uuid.uuid4(), []
