@@ -6,7 +6,7 @@ One `Live` belongs to one Application (one per worker process). It learns of eve
   eventsourcing NOTIFYs in every insert transaction (delivered only at commit), then reads the
   notification log after the last id it saw;
 - saved by another worker on the same SQLite file (SQLite has no NOTIFY): the watcher polls the
-  log's max id every GRUFT_LIVE_POLL seconds (default 0.025) and reads whatever is new.
+  log's max id every GRUFT_LIVE_POLL seconds (default 0.01) and reads whatever is new.
 Waiters (streams, long polls) `watch` a game and wait until a version after theirs is announced;
 listeners (`subscribe`) are called with (game id, version) for changes, at least once each,
 possibly coalesced (a command that stores three events is announced with its last version).
@@ -26,7 +26,8 @@ from uuid import UUID
 
 log = logging.getLogger("gruft.live")
 
-POLL_SECONDS = 0.025  # how often an SQLite watcher looks for other workers' writes
+POLL_SECONDS = 0.01  # how often an SQLite watcher looks for other workers' writes (one max(id)
+# query, ~0.015 ms of CPU: at 25 ms the poll was half the delay of the streams a command reaches through it)
 FALLBACK_SECONDS = 2.0  # a PostgreSQL watcher also reads the log this often, NOTIFY or not
 RETRY_SECONDS = 1.0  # after a store error, the watcher tries again (and reconnects) this late
 SELECT_LIMIT = 500  # notifications read at a time
