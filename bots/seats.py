@@ -38,7 +38,7 @@ from domain.core import BadCommand, Refusal, Viewer
 from service import Games
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
-from service.readmodels.lifecycle import supervise
+from service.readmodels.lifecycle import PerApplication, supervise
 from service.seats import ASSIGNED_TOPIC
 from service.settings import storage_env
 
@@ -263,16 +263,12 @@ def _stop_embedded() -> None:
         embedded.stop(timeout=2.0)
 
 
-_embedded: weakref.WeakKeyDictionary[Games, EmbeddedBots] = weakref.WeakKeyDictionary()
-_embedded_guard = threading.Lock()
+_embedded = PerApplication(EmbeddedBots)
 
 
 def embedded_bots(games: Games) -> EmbeddedBots:
     """This Application's embedded runner (started on first use, one per Application), nudged."""
-    with _embedded_guard:
-        found = _embedded.get(games)
-        if found is None:
-            found = _embedded[games] = EmbeddedBots(games)
+    found = _embedded(games)
     found.nudge()
     return found
 

@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from service.app import Games
 from service.readmodels.projection import NAME, ReadModelRunner, open_view, sibling_db, views_env
@@ -34,6 +34,8 @@ log = logging.getLogger("gruft.projections")
 
 LOCK_RETRY_SECONDS = 2.0
 DEFAULT_WAIT_SECONDS = 5.0
+
+T = TypeVar("T")
 
 
 class RunnerBusy(RuntimeError):
@@ -291,17 +293,35 @@ class ReadModels:
             self.view.factory.close()  # type: ignore[attr-defined]
 
 
-_read_models: weakref.WeakKeyDictionary[Games, ReadModels] = weakref.WeakKeyDictionary()
-_read_models_guard = threading.Lock()
+class PerApplication(Generic[T]):
+    """One object per Games application, made by `make` on first use and kept as long as the
+    Application is (weakly keyed, so a worker's Application can be collected)."""
+
+    def __init__(self, make: Callable[[Games], T]) -> None:
+        self._make = make
+        self._made: weakref.WeakKeyDictionary[Games, T] = weakref.WeakKeyDictionary()
+        self._guard = threading.Lock()
+
+    def __call__(self, games: Games) -> T:
+        """The Application's object, made now if it has none yet (once, however many threads
+        ask)."""
+        with self._guard:
+            found = self._made.get(games)
+            if found is None:
+                found = self._made[games] = self._make(games)
+            return found
+
+    def get(self, games: Games) -> T | None:
+        """The Application's object if it was made, else None."""
+        return self._made.get(games)
+
+
+_read_models = PerApplication(ReadModels)
 
 
 def read_models(games: Games) -> ReadModels:
     """The read side of a Games application (made on first use, one per Application)."""
-    with _read_models_guard:
-        found = _read_models.get(games)
-        if found is None:
-            found = _read_models[games] = ReadModels(games)
-        return found
+    return _read_models(games)
 
 
 # -- the commands ----------------------------------------------------------------------------
