@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
+from bench.projections import index_updates
 from domain import available_games, game_class
 from domain.core import Game
 from service.app import Games
@@ -135,35 +136,6 @@ def ranked(stats: dict[str, dict[str, dict[str, Any]]], key: str) -> list[str]:
     rows = [(p, kinds[key]) for p, kinds in stats.items() if key in kinds]
     rows.sort(key=lambda r: (-r[1]["won"], -sign * r[1]["average_score"], r[0]))
     return [p for p, _ in rows]
-
-
-def index_updates(count: int, kinds: list[str], players: list[str], seed: int = 1
-                  ) -> Iterator[Any]:
-    """Updates of `count` games: kinds and players drawn at random, half finished."""
-    from uuid import NAMESPACE_OID, uuid5
-
-    from service.readmodels import GameUpdate
-
-    rng = random.Random(seed)
-    for position in range(1, count + 1):
-        key = rng.choice(kinds)
-        seats = rng.sample(players, 3) if len(players) > 3 else list(players)
-        game_id = str(uuid5(NAMESPACE_OID, f"{seed}:{position}"))
-        at = f"2025-01-01T00:00:{position % 60:02d}+00:00"
-        yield GameUpdate(game_id, key, 1, at, position, players=seats)
-        if rng.random() < 0.5:
-            scores = {p: rng.randrange(100) for p in seats}
-            yield GameUpdate(game_id, key, 40, at, position, finished=True, scores=scores,
-                             winners=[seats[0]])
-
-
-def fill_index(view: Any, count: int, kinds: list[str], players: list[str], seed: int = 1
-               ) -> None:
-    """`count` games written into the views through the projection's own statements, in one
-    transaction (no log, no tracking)."""
-    with view.bulk() as apply:
-        for update in index_updates(count, kinds, players, seed):
-            apply(update)
 
 
 def fill_index_rows(view: Any, count: int, kinds: list[str], players: list[str], seed: int = 1

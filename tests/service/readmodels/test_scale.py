@@ -12,8 +12,9 @@ import json
 import sqlite3
 from itertools import product
 
+from bench.projections import fill_index
 from service.readmodels import open_view, views_env
-from tests.service.readmodels.kit import fill_index, fill_index_rows
+from tests.service.readmodels.kit import fill_index_rows
 
 KINDS = ["vampire-queen", "voodoo-prince", "vampir", "vampiring"]
 CROWD = [f"player{i:02d}" for i in range(50)]
