@@ -37,7 +37,9 @@ from service.settings import storage_env
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
 MIRROR_SIZE = 512  # games in progress whose state the projection keeps between events
 POLL_SECONDS = 0.05  # how soon an SQLite runner sees another process's write
-BATCH_MAX = 500  # events applied in one transaction at most (eventsourcing pulls 500 at a time)
+# Events applied in one transaction at most (eventsourcing pulls 500 at a time); READMODELS_BATCH
+# lowers it (smaller transactions; the crash test needs a runner that is mid-way for longer).
+BATCH_MAX = max(1, int(os.environ.get("READMODELS_BATCH") or 500))
 
 
 class GameViews(Projection[ReadModelView]):

@@ -73,7 +73,8 @@ def test_a_runner_killed_at_any_moment_resumes_exactly(populated, second_views):
     # Check `gruft project` killed (SIGKILL) while it follows the log …
     if populated.env["PERSISTENCE_MODULE"] != "eventsourcing.sqlite":
         pytest.skip("the same transactions as above; once on SQLite keeps the suite quick")
-    proc = child(second_views, GRUFT, "project")
+    # Small transactions (a few hundred events in all): it is mid-way for long enough to be caught.
+    proc = child({**second_views, "READMODELS_BATCH": "20"}, GRUFT, "project")
     head = populated.games.recorder.max_notification_id()
     view = open_view(views_env(second_views))
     deadline = time.monotonic() + 120
