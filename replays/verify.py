@@ -81,7 +81,8 @@ def report(document: dict[str, Any], verdict: Verdict) -> str:
     what = (f"{document.get('game')} {document.get('game_id')}, "
             f"{len(document.get('events', []))} events, format {document.get('format_version')}")
     if isinstance(document.get("annotations"), list) and document["annotations"]:
-        what += f", {len(document['annotations'])} annotations"
+        count = len(document["annotations"])
+        what += f", {count} annotation{'s' if count > 1 else ''}"
     if isinstance(document.get("parent"), dict):
         link = document["parent"]
         what += f", a fork of {link.get('game_id')} after its event {link.get('version')}"

@@ -405,7 +405,11 @@ class Game(Aggregate):
                   "prev_hash": record["prev_hash"], "hash": record["hash"], **record["data"]}
         if record["type"] == "Created":
             fields["originator_topic"] = get_topic(cls)
-        return built_event(getattr(cls, record["type"]), fields)
+            return built_event(cls.Created, fields)
+        # The shared lifecycle's events (GameAborted, Forked) are stored as Game's own classes:
+        # eventsourcing gives each game a subclass of them that no method applies.
+        event_class = Game.__dict__.get(record["type"]) or getattr(cls, record["type"])
+        return built_event(event_class, fields)
 
     @classmethod
     def event_types(cls) -> list[str]:

@@ -197,3 +197,19 @@ def test_importing_an_annotated_document_keeps_its_annotations_verifiable(annota
     # Check the annotations came along whole, and the new export verifies with them.
     assert again["annotations"] == annotated["annotations"]
     assert check(again, signer).valid
+
+
+def test_a_fork_and_an_aborted_game_step_through_like_any_game(family, client):
+    from replays.stepper import rebuild_states
+
+    parent, fork, at = family
+    # Check every step of the fork rebuilds, the carried table at its second.
+    states = rebuild_states(fork)
+    assert len(states) == len(fork["events"])
+    assert states[1] == rebuild_states(parent)[at - 1] | {"to_act": states[1]["to_act"]}
+    created = client.post("/games", json={"game": "vampir", "players": seats("vampir"),
+                                          "seed": 3}).get_json()
+    client.post(f"/games/{created['game_id']}/abort", json={"reason": "a voided move"},
+                headers=bearer(created["host_token"]))
+    aborted = client.get(f"/games/{created['game_id']}/export").get_json()
+    assert rebuild_states(aborted)[-1]["finished"]
