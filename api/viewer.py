@@ -20,7 +20,7 @@ from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.reads import games_page
 from api.schemas import MAX_CURSOR
-from domain import available_games, game_class
+from domain import GAMES, available_games, game_class
 from domain.core import Game
 from domain.core.eventfilter import concerns
 from domain.core.landmarks import starts
@@ -33,6 +33,9 @@ blp = GruftBlueprint("viewer", __name__, description="The web replay viewer (HTM
                 static_url_path="/viewer/static")
 
 TITLES = {key: game_class(key).NARRATOR.TITLE for key in available_games()}
+# The registry as the pages' scripts see it: each game key -> its class name. The scripts
+# dispatch on the class name, so a game's key is written once, in its own class (Game.KEY).
+GAME_KINDS = {key: cls.__name__ for key, cls in GAMES.items()}
 LIST_PAGE_SIZE = 50
 
 # The page runs only its own script and style and talks only to this server; its JSON data
@@ -47,6 +50,12 @@ SECURITY_HEADERS = {
 }
 
 HTML_PAGE = {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+@blp.app_context_processor
+def game_kinds() -> dict[str, Any]:
+    """The game registry for base.html, which hands it to every page's script."""
+    return {"game_kinds": GAME_KINDS}
 
 
 # -- pages --------------------------------------------------------------------------------

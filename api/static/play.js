@@ -1,6 +1,6 @@
 // The play page: one seat's table (or a spectator's, or the host's), its legal moves as buttons,
 // everything updated live from GET /games/{id}/stream. Built with textContent, never innerHTML.
-import { card, el, renderTable } from "./tables.js";
+import { card, el, kindOf, renderTable } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -194,18 +194,18 @@ function stateOf(view) {
     p === you && view.private && view.private.hand ? view.private.hand : Array((sizes || {})[p] || 0).fill("?")]));
   const common = { players: view.players, options: view.options || data.options, scores: view.scores,
     winners: view.winners, finished: view.status !== "in_progress" };
-  switch (view.game) {
-    case "voodoo-prince":
+  switch (kindOf(view.game)) {
+    case "VoodooPrince":
       return { ...pub, ...common, hands: backs(pub.hand_sizes) };
-    case "vampire-queen":
+    case "VampireQueen":
       return { ...common, phase: pub.phase, round: pub.round, start: pub.start_player, plays: pub.plays,
         slayer: pub.slayer_led, count: pub.count, high: pub.highest ? pub.highest.value : null,
         high_player: pub.highest ? pub.highest.player : null, barred: pub.barred,
         hands: backs(pub.hand_sizes), set_aside: [], minus_points: pub.minus_points,
         options: { ...common.options, phases: pub.phases } };
-    case "vampir":
+    case "Vampir":
       return { ...pub, ...common, hands: backs(pub.hand_sizes) };
-    case "vampiring": {
+    case "VampiRing": {
       const pending = {};
       for (const p of pub.submitted) {
         pending[p] = p === you && view.private && view.private.move ? view.private.move : {};
@@ -229,7 +229,7 @@ function drawTable() {
     options: view.options || data.options,
   });
   $("table").dataset.version = String(view.version);
-  if (view.game === "vampiring") markLandings();
+  if (kindOf(view.game) === "VampiRing") markLandings();
 }
 
 function drawScores() {
@@ -333,15 +333,15 @@ function refreshTurn() {
 
 function turnPrompt() {
   const v = game.view;
-  switch (v.game) {
-    case "voodoo-prince":
+  switch (kindOf(v.game)) {
+    case "VoodooPrince":
       return v.state.trump === null && !v.state.trick.length && v.state.dealer === you
         ? "Your turn: choose the trump colour." : "Your turn: play a card (tap it in your hand, or a button).";
-    case "vampire-queen":
+    case "VampireQueen":
       return "Your turn: play cards of one value (pick them in your hand, then Play), or pass.";
-    case "vampir":
+    case "Vampir":
       return v.state.step === "discard_or_hunt" ? "You drew: discard a card or lay a hunt." : "Your turn: draw a card, or collect a location.";
-    case "vampiring":
+    case "VampiRing":
       return "Your move: pick a metamorphosis and a direction, see where your vampires land, then confirm.";
     default:
       return "Your turn.";
@@ -484,17 +484,18 @@ function drawHand() {
   // Cards some legal move plays stand out; the others can still be tried (and are refused
   // with their ruling).
   const legal = new Set(ready ? game.moves.flatMap((m) => (m.card ? [m.card] : m.cards || [])) : []);
+  const kind = kindOf(v.game);
   const cards = hand.map((code, i) => {
-    if (v.game !== "voodoo-prince" && v.game !== "vampire-queen") {
+    if (kind !== "VoodooPrince" && kind !== "VampireQueen") {
       return el("span", { class: "hand-card", "data-card": code }, card(v.game, code));
     }
-    const picked = v.game === "vampire-queen" && game.selected.has(i);
+    const picked = kind === "VampireQueen" && game.selected.has(i);
     const button = el("button", { type: "button", class: `hand-card${picked ? " picked" : ""}${legal.has(code) ? " legal" : ""}`, "data-card": code,
-      "aria-pressed": v.game === "vampire-queen" ? String(picked) : null, title: code }, card(v.game, code));
+      "aria-pressed": kind === "VampireQueen" ? String(picked) : null, title: code }, card(v.game, code));
     button.disabled = !ready;
     button.addEventListener("click", () => {
-      if (v.game === "voodoo-prince") send({ type: "play", card: code });
-      else if (v.game === "vampire-queen") {
+      if (kind === "VoodooPrince") send({ type: "play", card: code });
+      else if (kind === "VampireQueen") {
         if (game.selected.has(i)) game.selected.delete(i);
         else game.selected.add(i);
         drawHand();
@@ -503,7 +504,7 @@ function drawHand() {
     return button;
   });
   const parts = [el("h3", {}, `Your hand (${hand.length})`), el("div", { class: "hand-cards" }, cards)];
-  if (v.game === "vampire-queen" && myTurn()) {
+  if (kind === "VampireQueen" && myTurn()) {
     const chosen = [...game.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
     const play = el("button", { type: "button", id: "play-selected", class: "primary" },
       chosen.length ? ["Play ", chips(chosen)] : "Pick cards to play");
@@ -518,7 +519,7 @@ function drawHand() {
 
 function drawPicker(state) {
   const box = $("picker");
-  if (data.game !== "vampiring" || !myTurn() || !game.previews) {
+  if (kindOf(data.game) !== "VampiRing" || !myTurn() || !game.previews) {
     box.hidden = true;
     box.replaceChildren();
     return;

@@ -333,19 +333,28 @@ function vampiring(s, ctx) {
 
 // -- dispatch ------------------------------------------------------------------------------
 
+// The game registry (domain.GAMES) as base.html serves it: each game key -> its class name.
+// The scripts dispatch on the class name, so no game key is written here.
+export const GAME_KINDS = Object.freeze(JSON.parse(document.getElementById("game-kinds")?.textContent || "{}"));
+
+// The class name of a game key ("" for a key the registry does not have).
+export function kindOf(game) {
+  return Object.hasOwn(GAME_KINDS, game) ? GAME_KINDS[game] : "";
+}
+
 // One card of a game as the table draws it (the play page's hands and move buttons use them).
-const CARDS = { "voodoo-prince": vpCard, "vampire-queen": vqCard, vampir: vaCard };
+const CARDS = { VoodooPrince: vpCard, VampireQueen: vqCard, Vampir: vaCard };
 
 export function card(game, code, extra) {
-  const draw = CARDS[game];
+  const draw = CARDS[kindOf(game)];
   return draw ? draw(code, extra) : el("span", { class: "card", "data-card": code }, code);
 }
 
 const TABLES = {
-  "voodoo-prince": voodooPrince,
-  "vampire-queen": vampireQueen,
-  vampir,
-  vampiring,
+  VoodooPrince: voodooPrince,
+  VampireQueen: vampireQueen,
+  Vampir: vampir,
+  VampiRing: vampiring,
 };
 
 export function renderTable(game, container, step, ctx) {
@@ -354,7 +363,7 @@ export function renderTable(game, container, step, ctx) {
     return;
   }
   const full = { ...ctx, view: step.view, event: step.event || null };
-  const draw = TABLES[game];
+  const draw = TABLES[kindOf(game)];
   let parts;
   try {
     parts = draw ? draw(step.state, full) : null;
