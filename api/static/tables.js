@@ -252,7 +252,7 @@ const VR_CARDS = {
   graveyard: "✝", cross: "✚",
 };
 
-function vampiring(s, ctx) {
+function vampiRing(s, ctx) {
   const { sees } = seer(ctx);
   const pub = ctx.view.state;
   const family = Object.fromEntries(ctx.players.map((p, i) => [p, i]));
@@ -354,7 +354,7 @@ const TABLES = {
   VoodooPrince: voodooPrince,
   VampireQueen: vampireQueen,
   Vampir: vampir,
-  VampiRing: vampiring,
+  VampiRing: vampiRing,
 };
 
 export function renderTable(game, container, step, ctx) {
