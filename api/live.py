@@ -2,9 +2,12 @@
 
 A stream's messages are built by the service (`Games.current` and `Games.update_of`), through
 the same redaction as the event log and the same views as `/view`, so a stream never shows a
-viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py) and
-waits on its game's watch (service/live.py); the streams of a game that wake together share the
-game, its newest events and, per viewer, the message text. Browsers cannot set headers on an EventSource, so the stream takes `?token=` too; the
+viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py). Under
+gunicorn that thread writes the first message and then sleeps while the worker's one writer
+thread (api/stream_writer.py) writes the rest of every stream; elsewhere (the test client, a
+plain WSGI server) it waits on its game's watch (service/live.py) and writes them itself.
+The streams of a game that wake together share the game, its newest events and, per viewer,
+the message text. Browsers cannot set headers on an EventSource, so the stream takes `?token=` too; the
 request log writes only the path (api/request_log.py), never the query string.
 """
 
@@ -14,6 +17,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +31,7 @@ from api import schemas
 from api.auth import bearer_token
 from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
 from api.games import documented, games, viewer
+from api.stream_writer import StreamWriter, usable
 from domain.core import Game
 from service import Games
 from service.app import parse_game_id
@@ -130,6 +135,28 @@ def shared_messages(store: Games) -> SharedMessages:
     return found
 
 
+_WRITER_LOCK = threading.Lock()
+
+
+def stream_writer(store: Games) -> StreamWriter:
+    """This worker's stream writer (one per Application), started on first use."""
+    found = getattr(store, "_gruft_stream_writer", None)
+    if found is None:
+        with _WRITER_LOCK:
+            found = getattr(store, "_gruft_stream_writer", None)
+            if found is None:
+                found = store._gruft_stream_writer = StreamWriter(store, shared_messages(store))
+    return found
+
+
+def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
+    """The socket the writer takes over, unless GRUFT_STREAM_WRITER=0 or it cannot."""
+    configured = current_app.config.get("GRUFT_STREAM_WRITER")
+    if configured is None:
+        configured = os.environ.get("GRUFT_STREAM_WRITER", "1")
+    return usable(environ) if str(configured) != "0" else None
+
+
 class StreamSlots:
     """The streams this worker holds. Each holds a thread of the worker's pool while it is open,
     so `gruft serve` caps them below the pool's size (GRUFT_STREAMS_MAX): however many streams
@@ -168,9 +195,11 @@ class EventStream:
     """The body of a stream response; closing it (the client left) ends the watch at once."""
 
     def __init__(self, store: Games, watch: Watch, first: tuple[Game, str],
-                 args: dict[str, Any], keepalive: float, path: str) -> None:
+                 args: dict[str, Any], keepalive: float, path: str,
+                 sock: socket.socket | None = None) -> None:
         self._watch = watch
         self._held = True  # one of SLOTS, given back once
+        self._sock = sock  # the client's socket, when the worker's writer may take it over
         self._messages = self._run(store, first, args, keepalive, path)
 
     def __iter__(self) -> Iterator[str]:
@@ -192,6 +221,13 @@ class EventStream:
         shared = shared_messages(store)
         try:
             yield text
+            if self._sock is not None and not game.finished:
+                # gunicorn wrote the first message; the worker's writer writes the rest, and
+                # this thread sleeps until the stream ends (api/stream_writer.py).
+                outlet = stream_writer(store).add(self._sock, self._watch, args, game.version,
+                                                  keepalive, path)
+                outlet.done.wait()
+                return
             version, synced = game.version, time.monotonic()
             while not game.finished:  # the message that finishes or aborts the game is the last
                 woken = self._watch.wait(version, keepalive)
@@ -244,7 +280,8 @@ class Stream(MethodView):
             watch.close()
             SLOTS.give()
             raise
-        body = EventStream(store, watch, first, args, keepalive_seconds(), request.path)
+        body = EventStream(store, watch, first, args, keepalive_seconds(), request.path,
+                           stream_writer_socket(request.environ))
         return Response(body, status=200, mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 
