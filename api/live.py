@@ -27,7 +27,7 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from api import schemas
+from api import gcpause, schemas
 from api.auth import bearer_token
 from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
 from api.games import documented, games, viewer
@@ -65,6 +65,8 @@ def init_app(app: Flask) -> None:
     if app.testing or threading.current_thread() is not threading.main_thread():
         return
     store: Games = app.extensions["gruft"]
+    if os.environ.get("GRUFT_GC_FREEZE", "1") != "0":
+        gcpause.install()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
         if not callable(previous):
