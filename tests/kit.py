@@ -93,10 +93,10 @@ def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE) 
         time.sleep(0.02)
 
 
-def call(port: int, method: str, path: str, body: Any = None, token: str | None = None
-         ) -> tuple[int, Any]:
+def call(port: int, method: str, path: str, body: Any = None, token: str | None = None,
+         timeout: float = 30) -> tuple[int, Any]:
     """One request on a connection of its own (so the kernel spreads them over the workers)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     headers = {"Content-Type": "application/json", "Connection": "close"}
     if token:
         headers["Authorization"] = f"Bearer {token}"

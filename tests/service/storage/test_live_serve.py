@@ -13,8 +13,6 @@ streams soon, so it stops quickly.
 
 from __future__ import annotations
 
-import http.client
-import json
 import random
 import socket
 import threading
@@ -27,27 +25,12 @@ import pytest
 
 from bench.servers import Served, served_gruft
 from tests.api.sse import SocketStream
-from tests.kit import SHORT_OPTIONS, seats
+from tests.kit import SHORT_OPTIONS, call, seats
 
 UPDATE_TIMEOUT = 10.0  # seconds a stream read may wait; a stream re-reads the store at 60 s
 LIVE = {"GRUFT_STREAM_KEEPALIVE": "0.5"}
 SLOW_CLIENTS = 30
 PLAIN_REQUEST_TIMEOUT = 2.0  # issue 16: a plain request within 2 s
-
-
-def call(port: int, method: str, path: str, body: Any = None, token: str | None = None,
-         timeout: float = 30) -> tuple[int, Any]:
-    """One request on a connection of its own."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    headers = {"Content-Type": "application/json", "Connection": "close"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    try:
-        conn.request(method, path, None if body is None else json.dumps(body), headers)
-        answer = conn.getresponse()
-        return answer.status, json.loads(answer.read() or b"null")
-    finally:
-        conn.close()
 
 
 def create(port: int, key: str = "vampir") -> dict[str, Any]:
