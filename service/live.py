@@ -169,7 +169,7 @@ class Live:
         self._stop.set()
         watcher = self._watcher
         if watcher is not None and watcher is not threading.current_thread():
-            watcher.join(5)
+            watcher.join(30)  # a query may wait out SQLITE_LOCK_TIMEOUT: never close under it
 
     # -- waiters ---------------------------------------------------------------------------
 

@@ -35,8 +35,9 @@ def operations(app):
     return [result.ok() for result in schema.get_all_operations()]
 
 
-# The operations, read once from an in-memory app so each gets its own test id.
-LABELS = [op.label for op in operations(create_app({"GRUFT_ENV": {
+# The operations, read once from an in-memory app so each gets its own test id. A testing app:
+# a served one would start its runners and tune the collector of every process collecting this.
+LABELS = [op.label for op in operations(create_app({"TESTING": True, "GRUFT_ENV": {
     "PERSISTENCE_MODULE": "eventsourcing.popo", "GRUFT_DATA_DIR": tempfile.mkdtemp()}}))]
 
 
