@@ -53,15 +53,12 @@ def chunk_lines(chunks: Iterable[bytes | str]) -> Iterator[str]:
             yield line + "\n"
 
 
-class ClientStream:
-    """A stream opened with the Flask test client, read message by message."""
+class Reader:
+    """What both kinds of stream share: reading message by message from `_items`."""
 
-    def __init__(self, client: Any, path: str, headers: dict[str, str] | None = None) -> None:
-        self.response = client.get(path, headers=headers or {}, buffered=False)
-        self.status = self.response.status_code
-        self.parsed = Parsed()
-        self._items = parse_lines(chunk_lines(self.response.response))
-        self.ended = False
+    parsed: Parsed
+    ended: bool
+    _items: Iterator[Message | str]
 
     def next(self) -> Message | str | None:
         """The next message or comment; None once the stream has ended."""
@@ -93,11 +90,22 @@ class ClientStream:
         assert self.ended, "the stream did not end"
         return self.parsed.messages
 
+
+class ClientStream(Reader):
+    """A stream opened with the Flask test client, read message by message."""
+
+    def __init__(self, client: Any, path: str, headers: dict[str, str] | None = None) -> None:
+        self.response = client.get(path, headers=headers or {}, buffered=False)
+        self.status = self.response.status_code
+        self.parsed = Parsed()
+        self._items = parse_lines(chunk_lines(self.response.response))
+        self.ended = False
+
     def close(self) -> None:
         self.response.close()
 
 
-class SocketStream:
+class SocketStream(Reader):
     """A stream over a real connection to a served gruft (http.client undoes the chunking)."""
 
     def __init__(self, port: int, path: str, token: str | None = None, timeout: float = 30,
@@ -115,28 +123,6 @@ class SocketStream:
 
     def _readline(self) -> str:
         return self.response.readline().decode("utf-8")
-
-    def next(self) -> Message | str | None:
-        """The next message or comment; None once the stream has ended."""
-        try:
-            item = next(self._items)
-        except StopIteration:
-            self.ended = True
-            return None
-        if isinstance(item, Message):
-            self.parsed.messages.append(item)
-        else:
-            self.parsed.comments.append(item)
-        return item
-
-    def until_version(self, version: int, limit: int = 10_000) -> list[Message]:
-        """Read until a message of `version` (or later) arrived, or the stream ended."""
-        for _ in range(limit):
-            last = self.parsed.messages[-1].id if self.parsed.messages else -1
-            if last >= version or self.ended:
-                break
-            self.next()
-        return self.parsed.messages
 
     def close(self) -> None:
         self.conn.close()
