@@ -24,7 +24,7 @@ from domain.core import Game, Viewer
 from replays.document import Verdict, describe, verify
 from replays.terminal import result_text
 from replays.verify import exit_code
-from service.signing import check_signature, key_id
+from service.signing import check_signature
 
 AROUND = 5  # events told before and after the step
 RULING = re.compile(r"\b(?:VQ|VP|VA|VR)-\d+\b")  # the rulings' ids (docs/rules/<game>.md)
@@ -117,11 +117,8 @@ def told(document: dict[str, Any], step: int) -> list[dict[str, Any]]:
 
 def key_text(document: dict[str, Any], verdict: Verdict) -> tuple[str, str]:
     """(the signing key's id, what was checked about the signature), in words."""
-    signature = document.get("signature") if isinstance(document.get("signature"), dict) else {}
-    try:
-        kid = key_id(signature.get("key") or "")
-    except (ValueError, TypeError):
-        kid = "none (the document carries no readable public key)"
+    # verify() fingerprinted the signing key already (None: no readable public key)
+    kid = verdict.key_id or "none (the document carries no readable public key)"
     stated = document.get("key_id")
     if isinstance(stated, str) and stated != kid:
         kid += f" (the document says {stated})"
