@@ -347,10 +347,7 @@ class Games(SaveHooks):
 
     def abort(self, game_id: str | UUID, viewer: Viewer, reason: str) -> dict[str, Any]:
         """The host stops a game in progress (GameAborted); answers the public view."""
-        if viewer.player is not None:
-            raise Forbidden("only the host may abort a game")
-        if not viewer.host:
-            raise Unauthorized("aborting a game needs the host's token")
+        self._check_host(viewer, "aborting a game")
         game = self._load(game_id, for_update=True)
         if game.finished:
             raise Conflict(f"the game is already {game.status}")
