@@ -127,17 +127,24 @@ class BotRunner:
 
     # -- following the log ---------------------------------------------------------------
 
-    def _assignments(self, games: Games, start: int, stop: int
-                     ) -> Iterator[tuple[UUID, dict[str, str]]]:
-        """The bot seats recorded between two positions of the log."""
+    @staticmethod
+    def _notifications(games: Games, start: int, stop: int, topics: tuple[str, ...] = ()
+                       ) -> Iterator[Any]:
+        """The notifications between two positions of the log (of `topics` only, if given),
+        read a page at a time."""
         while start <= stop:
             page = games.recorder.select_notifications(start, PAGE, stop=stop,
-                                                       topics=[ASSIGNED_TOPIC])
-            for notification in page:
-                yield self._assigned(games, notification)
+                                                       topics=topics)
+            yield from page
             if len(page) < PAGE:
                 return
             start = page[-1].id + 1
+
+    def _assignments(self, games: Games, start: int, stop: int
+                     ) -> Iterator[tuple[UUID, dict[str, str]]]:
+        """The bot seats recorded between two positions of the log."""
+        for notification in self._notifications(games, start, stop, (ASSIGNED_TOPIC,)):
+            yield self._assigned(games, notification)
 
     @staticmethod
     def _assigned(games: Games, notification: Any) -> tuple[UUID, dict[str, str]]:
@@ -157,19 +164,13 @@ class BotRunner:
                 self.active[game_id] = seats
                 self._due.setdefault(game_id, later)
         else:
-            start = self._position + 1
-            while start <= head:
-                page = games.recorder.select_notifications(start, PAGE, stop=head)
-                for notification in page:
-                    if notification.topic == ASSIGNED_TOPIC:
-                        game_id, seats = self._assigned(games, notification)
-                        self.active[game_id] = seats
-                        self._due.setdefault(game_id, later)
-                    elif notification.originator_id in self.active:
-                        self._due.setdefault(notification.originator_id, later)
-                if len(page) < PAGE:
-                    break
-                start = page[-1].id + 1
+            for notification in self._notifications(games, self._position + 1, head):
+                if notification.topic == ASSIGNED_TOPIC:
+                    game_id, seats = self._assigned(games, notification)
+                    self.active[game_id] = seats
+                    self._due.setdefault(game_id, later)
+                elif notification.originator_id in self.active:
+                    self._due.setdefault(notification.originator_id, later)
         self._position = head
 
     # -- playing -------------------------------------------------------------------------
