@@ -38,6 +38,5 @@ def make_bot(name: str, game_key: str, rng: random.Random) -> Bot:
     return bots[name](rng)
 
 
-
 __all__ = ["HEURISTICS", "Bot", "BotFactory", "FirstBot", "HeuristicBot", "Move", "RandomBot",
            "Seat", "best", "bots_for", "make_bot"]

@@ -9,8 +9,6 @@ from typing import Any, Protocol
 Move = dict[str, Any]
 
 
-
-
 class Bot(Protocol):
     """Anything that picks one of the legal moves of a seat."""
 
