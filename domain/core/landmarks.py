@@ -22,7 +22,7 @@ def starts(game_cls: Any, records: Sequence[dict[str, Any]]) -> list[dict[str, A
     """
     labels = units(records, game_cls.DEAL_EVENTS, set(game_cls.COMMAND_EVENTS))
     present = [u for u in UNITS if any(u in label for label in labels)]
-    tricks = getattr(game_cls, "TRICKS", None)
+    tricks = game_cls.TRICKS
     out: list[dict[str, Any]] = []
     seen: set[tuple] = set()
     trick, trick_open, scope = 0, False, None
