@@ -87,7 +87,7 @@ class Verdict:
     scores: dict[str, int] | None = None
     winners: list[str] | None = None
     game: Game | None = None
-    # SIGNATURE_STATES: "verified" (by a trusted key), "unverified" (it matches the document's
+    # "verified" (by a trusted key), "unverified" (it matches the document's
     # own key, but no trusted key was given to pin it), "untrusted", "invalid", or "unchecked"
     # (the caller checked the rules only, no signature)
     signature: str = "unchecked"
@@ -105,9 +105,6 @@ class Verdict:
     def as_json(self) -> dict[str, Any]:
         return {"valid": self.valid, "signature": self.signature, "key_id": self.key_id,
                 "problems": self.problems, "scores": self.scores, "winners": self.winners}
-
-
-SIGNATURE_STATES = ("verified", "unverified", "untrusted", "invalid", "unchecked")
 
 
 def describe(problem: dict[str, Any]) -> str:
