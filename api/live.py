@@ -31,7 +31,7 @@ from api import gcpause, schemas
 from api.auth import bearer_token
 from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
 from api.games import documented, games, viewer
-from api.stream_writer import StreamWriter, usable
+from api.stream_writer import RESYNC_SECONDS, StreamWriter, usable
 from domain.core import Game
 from service import Games
 from service.app import parse_game_id
@@ -42,9 +42,6 @@ log = logging.getLogger("gruft.api")
 
 SHARED_MESSAGES = 4096  # messages a worker keeps for other streams of the same game and viewer
 KEEPALIVE_SECONDS = 15.0  # docs/api.md: a comment line at least every 15 s keeps idle streams open
-# An idle stream also reads the store this often, whatever it was told: a lost announcement could
-# only ever delay a message (the live feed loses none that we know of; this is a safety net).
-RESYNC_SECONDS = 60.0
 STREAM_HEADERS = {
     "Cache-Control": "no-store",
     "X-Accel-Buffering": "no",  # a buffering proxy in front (nginx) passes each message on

@@ -30,7 +30,9 @@ log = logging.getLogger("gruft.api")
 
 MAX_PENDING = 1 << 20  # bytes a stream may fall behind before its client is cut off
 TICK_SECONDS = 0.5  # how often keepalives, resyncs and a stopping worker are looked at
-RESYNC_SECONDS = 60.0  # as api.live.RESYNC_SECONDS: an idle stream also reads the store
+# An idle stream (here or in api.live) also reads the store this often, whatever it was told: a
+# lost announcement could only ever delay a message (the live feed loses none that we know of).
+RESYNC_SECONDS = 60.0
 
 
 class Outlet:
