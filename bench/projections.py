@@ -91,7 +91,7 @@ def list_times(env_of) -> None:
 def projection_rate(env: dict[str, str], games_count: int) -> None:
     """Store random games, rebuild their views, and time the parts."""
     from bots import RandomBot
-    from bots.simulate import play_game
+    from bots.simulate import default_players, play_game
     from domain import available_games, game_class
     from service.app import Games
     from service.readmodels import projection
@@ -100,7 +100,7 @@ def projection_rate(env: dict[str, str], games_count: int) -> None:
     rng = random.Random(3)
     for key in available_games():  # finished short games of every kind, 3 players
         cls = game_class(key)
-        players = CROWD[:max(cls.MIN_PLAYERS, min(3, cls.MAX_PLAYERS))]
+        players = CROWD[:default_players(cls)]
         for _ in range(games_count):
             game, _ = play_game(cls, players, {p: RandomBot(rng) for p in players},
                                 seed=rng.randrange(10**6), options=dict(cls.SHORT_OPTIONS),
