@@ -31,6 +31,7 @@ from api import gcpause, schemas
 from api.auth import bearer_token
 from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
 from api.games import documented, games, viewer
+from api.limits import setting
 from api.stream_writer import RESYNC_SECONDS, StreamWriter, usable
 from domain.core import Game
 from service import Games
@@ -78,9 +79,7 @@ def init_app(app: Flask) -> None:
 
 def keepalive_seconds() -> float:
     """How often an idle stream gets a comment line (GRUFT_STREAM_KEEPALIVE; tests shorten it)."""
-    configured = current_app.config.get("GRUFT_STREAM_KEEPALIVE")
-    if configured is None:
-        configured = os.environ.get("GRUFT_STREAM_KEEPALIVE", KEEPALIVE_SECONDS)
+    configured = setting(current_app, "GRUFT_STREAM_KEEPALIVE", str(KEEPALIVE_SECONDS))
     return max(0.01, min(float(configured), KEEPALIVE_SECONDS))
 
 
@@ -150,10 +149,7 @@ def stream_writer(store: Games) -> StreamWriter:
 
 def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
     """The socket the writer takes over, unless GRUFT_STREAM_WRITER=0 or it cannot."""
-    configured = current_app.config.get("GRUFT_STREAM_WRITER")
-    if configured is None:
-        configured = os.environ.get("GRUFT_STREAM_WRITER", "1")
-    return usable(environ) if str(configured) != "0" else None
+    return usable(environ) if setting(current_app, "GRUFT_STREAM_WRITER", "1") != "0" else None
 
 
 class StreamSlots:
@@ -184,10 +180,8 @@ SLOTS = StreamSlots()  # this process's streams
 
 def streams_max() -> int | None:
     """The most streams a worker holds (GRUFT_STREAMS_MAX, set by `gruft serve`); None: no cap."""
-    configured = current_app.config.get("GRUFT_STREAMS_MAX")
-    if configured is None:
-        configured = os.environ.get("GRUFT_STREAMS_MAX") or None
-    return int(configured) if configured is not None else None
+    configured = setting(current_app, "GRUFT_STREAMS_MAX")
+    return int(configured) if configured else None
 
 
 class EventStream:
