@@ -19,13 +19,13 @@ from domain.core.game import SEED_MAX_BITS, SEED_MAX_LENGTH
 from replays.document import FORMAT_VERSIONS
 
 METHODS = ("get", "post", "put", "patch", "delete")
-# where a game id is found in the answers that link to the game's routes
 # Characters the name rule refuses (domain.core.names), as far as a pattern can list them: every
 # control (Cc), separator (Zl, Zp), private-use (Co) and surrogate (Cs) character, and the common
 # format characters (Cf: soft hyphen, zero-width and bidirectional marks, BOM, tags).
 NAME_PATTERN = ("^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f"
                 "\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ud800-\\uf8ff\\ufeff"
                 "\\ufff9-\\ufffb]+$")
+# where a game id is found in the answers that link to the game's routes
 LINK_SOURCES = {("/games", "post", "201"): "$response.body#/game_id",
                 ("/games", "get", "200"): "$response.body#/games/0/game_id"}
 
