@@ -1,7 +1,7 @@
 """Live updates: who waits for which game, and how a change stored anywhere wakes them.
 
 One `Live` belongs to one Application (one per worker process). It learns of every stored change:
-- saved by this process: `Games.after_commit` calls `changed` right after the commit;
+- saved by this process: `Games.after_commit` calls `announce` right after the commit;
 - saved by another server on the same PostgreSQL: a watcher thread LISTENs on the channel that
   eventsourcing NOTIFYs in every insert transaction (delivered only at commit), then reads the
   notification log after the last id it saw;
@@ -93,10 +93,9 @@ class Watch:
 class Live:
     """The change feed of one Application: local announcements plus one watcher thread."""
 
-    def __init__(self, recorder: Any, poll: float | None = None) -> None:
+    def __init__(self, recorder: Any) -> None:
         self._recorder = recorder
-        self._poll = float(os.environ.get("GRUFT_LIVE_POLL", POLL_SECONDS)) if poll is None \
-            else poll
+        self._poll = float(os.environ.get("GRUFT_LIVE_POLL", POLL_SECONDS))
         self._lock = threading.Lock()
         self._slots: dict[UUID, _Slot] = {}
         self._known: OrderedDict[UUID, int] = OrderedDict()
@@ -104,7 +103,6 @@ class Live:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._pid = os.getpid()
-        self.announced = 0  # changes announced (figures, tests)
         self.stopping = False  # set by `stop_watches`: the process is shutting down
 
     # -- the interface ---------------------------------------------------------------------
@@ -128,10 +126,6 @@ class Live:
 
         return unsubscribe
 
-    def changed(self, game_id: UUID, version: int) -> None:
-        """Announce that `game_id` is stored up to `version` (after its commit only)."""
-        self.announce([(game_id, version)])
-
     def announce(self, changes: Iterable[tuple[UUID, int]]) -> None:
         """Wake the waiters of each changed game and tell the listeners, once per new version."""
         fresh: list[tuple[UUID, int]] = []
@@ -149,7 +143,6 @@ class Live:
                     slot.version = version
                     slot.cond.notify_all()
             listeners = list(self._listeners) if fresh else []
-            self.announced += len(fresh)
         for listener in listeners:
             for game_id, version in fresh:
                 try:

@@ -40,10 +40,10 @@ def test_a_watch_wakes_on_a_newer_version_only():
     game = uuid.uuid4()
     with live.watch(game) as watch:
         assert watch.wait(0, 0.01) is False  # nothing announced: times out
-        live.changed(game, 3)
+        live.announce([(game, 3)])
         assert watch.wait(2, 0.01) is True
         assert watch.wait(3, 0.01) is False  # 3 is known to the waiter: no news
-        live.changed(uuid.uuid4(), 9)  # another game wakes nobody here
+        live.announce([(uuid.uuid4(), 9)])  # another game wakes nobody here
         assert watch.wait(3, 0.01) is False
 
 
@@ -53,7 +53,7 @@ def test_a_waiter_in_another_thread_is_woken():
     with live.watch(game) as watch:
         waiter = threading.Thread(target=lambda: woke.append(watch.wait(5, WAIT)))
         waiter.start()
-        live.changed(game, 6)
+        live.announce([(game, 6)])
         waiter.join(WAIT)
     assert woke == [True]
 
@@ -62,12 +62,12 @@ def test_listeners_hear_each_new_version_once_until_unsubscribed():
     live, heard = Live(recorder=None), Recorded()
     game = uuid.uuid4()
     stop = live.subscribe(heard)
-    live.changed(game, 2)
-    live.changed(game, 2)  # the same change again (saved here, then read from the log)
-    live.changed(game, 1)  # an older one
-    live.changed(game, 4)
+    live.announce([(game, 2)])
+    live.announce([(game, 2)])  # the same change again (saved here, then read from the log)
+    live.announce([(game, 1)])  # an older one
+    live.announce([(game, 4)])
     stop()
-    live.changed(game, 5)
+    live.announce([(game, 5)])
     assert heard.calls == [(game, 2), (game, 4)]
 
 
@@ -80,7 +80,7 @@ def test_a_failing_listener_does_not_stop_the_others():
     live.subscribe(broken)
     live.subscribe(heard)
     game = uuid.uuid4()
-    live.changed(game, 1)
+    live.announce([(game, 1)])
     assert heard.calls == [(game, 1)]
 
 
