@@ -82,14 +82,13 @@ def _links(paths: dict[str, Any]) -> None:
             if method in operations:
                 name = _link_name(method, path)
                 pointer = path.replace("~", "~0").replace("/", "~1")
-                targets[name] = {"operationRef": f"#/paths/{pointer}/{method}",
-                                 "parameters": {"game_id": None}}
+                targets[name] = f"#/paths/{pointer}/{method}"
     for (path, method, status), source in LINK_SOURCES.items():
         response = paths.get(path, {}).get(method, {}).get("responses", {}).get(status)
         if response is None:
             continue
-        response["links"] = {name: {**link, "parameters": {"game_id": source}}
-                             for name, link in targets.items()}
+        response["links"] = {name: {"operationRef": ref, "parameters": {"game_id": source}}
+                             for name, ref in targets.items()}
 
 
 def _link_name(method: str, path: str) -> str:
