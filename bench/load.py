@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from bots.simulate import default_players
 from domain import available_games, game_class
 from domain.core import Game
 
@@ -219,8 +220,7 @@ def drive(clients: int, seconds: float, max_steps: int,
 
 def seats(key: str) -> list[str]:
     """Players for a game of `key`: three where allowed."""
-    cls = game_class(key)
-    return NAMES[: max(cls.MIN_PLAYERS, min(3, cls.MAX_PLAYERS))]
+    return NAMES[:default_players(game_class(key))]
 
 
 @dataclass
