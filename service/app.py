@@ -193,7 +193,7 @@ class Games(SaveHooks):
         # them of changes other workers and servers store (service/live.py).
         self.live = Live(self.recorder)
         # game id -> (first version, its stored events onwards): the newest events of games
-        # being streamed, read once per worker, not once per stream (see `update`)
+        # being streamed, read once per worker, not once per stream (see `update_of`)
         self._tails: LRUCache[UUID, tuple[int, tuple[Any, ...]]] = LRUCache(TAILS_CACHE_SIZE)
         self._refreshing = [Lock() for _ in range(64)]  # one refresh of a game at a time
         self.repository.read_events = self._remember  # another worker's events, read once
@@ -378,20 +378,6 @@ class Games(SaveHooks):
                 self.live.announce(later.items())
         return new_events
 
-    def update(self, game_id: str | UUID, viewer: Viewer, after: int | None,
-               player: str | None = None, at_least: int = 0
-               ) -> tuple[Game, list[dict[str, Any]], dict[str, Any]]:
-        """The game now, its events after `after` (none when None) redacted as the log redacts
-        them, and the viewer's view after them: one message of a live stream.
-
-        All the streams of a game wake together: the first to read the store shares what it
-        read with the others of this worker. A game already cached at `at_least` (the version
-        announced to the stream) is used without asking the store again, and the newest events
-        come from the game's tail (`_stored_between`).
-        """
-        game = self.current(game_id, at_least)
-        return (game, *self.update_of(game, viewer, after, player))
-
     def current(self, game_id: str | UUID, at_least: int = 0) -> Game:
         """The game now; from this worker's cache alone when it holds `at_least` or later.
 
@@ -407,7 +393,9 @@ class Games(SaveHooks):
 
     def update_of(self, game: Game, viewer: Viewer, after: int | None, player: str | None = None
                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """`update` for a game at hand: its events after `after` and the viewer's view."""
+        """One message of a live stream for a game at hand (`current`): its events after `after`
+        (none when None) redacted as the log redacts them, from the game's tail when it has them
+        (`_stored_between`), and the viewer's view after them."""
         view = with_bots(game.view(self._seat_viewer(game, viewer, player, public_ok=True)),
                          self.bot_seats(game.id))
         events: list[dict[str, Any]] = []
