@@ -170,14 +170,12 @@ def check_fork(document: Any, parent: Any, trusted_keys: list[str] | None = None
 
 def _check_carried_table(document: dict, parent: dict, step: int, verdict: Verdict) -> None:
     cls = game_class(parent["game"])
-    at: Game | None = None
     try:
         parent_id = UUID(str(parent["game_id"]))
     except ValueError:
         verdict.add(None, "parent_invalid", "the parent's game_id is not a game id")
         return
-    for record in parent["events"][:step]:  # verified above: they re-run through the rules
-        at = cls.event_from_record(parent_id, record).mutate(at)
+    at = cls.replayed(parent_id, parent["events"][:step])  # verified above: they re-run
     forked = document["events"][1] if len(document["events"]) > 1 else {}
     carried = forked.get("data", {}) if forked.get("type") == FORKED else {}
     created = document["events"][0]["data"]

@@ -20,7 +20,7 @@ from typing import Any
 from uuid import UUID
 
 from domain import describe_events, game_class
-from domain.core import Game, Viewer
+from domain.core import Viewer
 from replays.document import Verdict, describe, verify
 from replays.terminal import result_text
 from replays.verify import exit_code
@@ -84,9 +84,7 @@ def seat_views(document: dict[str, Any], step: int) -> dict[str, Any] | None:
     try:
         cls = game_class(document["game"])
         game_id = UUID(str(document["game_id"]))
-        game: Game | None = None
-        for record in document["events"][:step]:
-            game = cls.event_from_record(game_id, record).mutate(game)
+        game = cls.replayed(game_id, document["events"][:step])
         if game is None:
             return None
         return {"public": game.view(Viewer()),

@@ -412,6 +412,15 @@ class Game(Aggregate):
         return built_event(event_class, fields)
 
     @classmethod
+    def replayed(cls, game_id: Any, records: list[dict[str, Any]]) -> Game | None:
+        """The game as it stood after `records`, their events applied as the store applies them
+        (None for no records)."""
+        game: Game | None = None
+        for record in records:
+            game = cls.event_from_record(game_id, record).mutate(game)
+        return game
+
+    @classmethod
     def event_types(cls) -> list[str]:
         """The name of every event this game records (its own and the shared ones), sorted."""
         return sorted(name for name in dir(cls) if name != "Event"
