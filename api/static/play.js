@@ -1,6 +1,6 @@
 // The play page: one seat's table (or a spectator's, or the host's), its legal moves as buttons,
 // everything updated live from GET /games/{id}/stream. Built with textContent, never innerHTML.
-import { card, el, kindOf, renderTable } from "./tables.js";
+import { card, el, kindOf, renderTable, scoreboard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -233,17 +233,7 @@ function drawTable() {
 }
 
 function drawScores() {
-  const v = game.view;
-  const heading = data.lower_score_wins ? `${data.score_unit} (fewest wins)` : "Scores";
-  const rows = v.players.map((p) => el("li", {
-    class: [v.to_act.includes(p) ? "to-act" : "", v.winners.includes(p) ? "winner" : "", p === you ? "me" : ""].join(" "),
-    "data-player": p, "data-score": v.scores[p],
-  },
-  el("span", { class: "sb-name" }, p === you ? `${p} (you)` : p),
-  el("span", { class: "sb-score" }, String(v.scores[p] ?? 0)),
-  v.winners.includes(p) ? el("span", { class: "sb-badge" }, "winner") : null,
-  v.to_act.includes(p) ? el("span", { class: "sb-badge act" }, "to act") : null));
-  $("scoreboard").replaceChildren(el("h2", {}, heading[0].toUpperCase() + heading.slice(1)), el("ol", {}, rows));
+  $("scoreboard").replaceChildren(...scoreboard(game.view, game.view.players, data, you));
 }
 
 function drawResult() {

@@ -331,6 +331,23 @@ function vampiRing(s, ctx) {
   ];
 }
 
+// -- the scoreboard ------------------------------------------------------------------------
+
+// The scoreboard of a view (the viewer's and the play page's): heading and one row per player;
+// `you`, the play page's own seat, is marked.
+export function scoreboard(v, players, { lower_score_wins: lowerWins, score_unit: unit }, you = null) {
+  const heading = lowerWins ? `${unit} (fewest wins)` : "Scores";
+  const rows = players.map((p) => el("li", {
+    class: [v.to_act.includes(p) ? "to-act" : "", v.winners.includes(p) ? "winner" : "", p === you ? "me" : ""].join(" "),
+    "data-player": p, "data-score": v.scores[p],
+  },
+  el("span", { class: "sb-name" }, p === you ? `${p} (you)` : p),
+  el("span", { class: "sb-score" }, String(v.scores[p] ?? 0)),
+  v.winners.includes(p) ? el("span", { class: "sb-badge" }, "winner") : null,
+  v.to_act.includes(p) ? el("span", { class: "sb-badge act" }, "to act") : null));
+  return [el("h2", {}, heading[0].toUpperCase() + heading.slice(1)), el("ol", {}, rows)];
+}
+
 // -- dispatch ------------------------------------------------------------------------------
 
 // The game registry (domain.GAMES) as base.html serves it: each game key -> its class name.

@@ -1,6 +1,6 @@
 // The replay viewer: steps through a game with GET /games/{id}/replay/{n} and draws the table.
 // Everything shown is built with textContent (never innerHTML): names and cards come from users.
-import { el, renderTable } from "./tables.js";
+import { el, renderTable, scoreboard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("viewer-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -260,16 +260,7 @@ function drawScores(step) {
     $("scoreboard").replaceChildren();
     return;
   }
-  const heading = data.lower_score_wins ? `${data.score_unit} (fewest wins)` : "Scores";
-  const rows = data.players.map((p) => el("li", {
-    class: [v.to_act.includes(p) ? "to-act" : "", v.winners.includes(p) ? "winner" : ""].join(" "),
-    "data-player": p, "data-score": v.scores[p],
-  },
-  el("span", { class: "sb-name" }, p),
-  el("span", { class: "sb-score" }, String(v.scores[p] ?? 0)),
-  v.winners.includes(p) ? el("span", { class: "sb-badge" }, "winner") : null,
-  v.to_act.includes(p) ? el("span", { class: "sb-badge act" }, "to act") : null));
-  const parts = [el("h2", {}, heading[0].toUpperCase() + heading.slice(1)), el("ol", {}, rows)];
+  const parts = scoreboard(v, data.players, data);
   if (v.status === "finished" && v.seed !== undefined) {
     parts.push(el("p", { class: "seed" }, `Seed revealed at the end: ${v.seed}`));
   }
