@@ -28,12 +28,11 @@ from api.schemas import Error, StrictSchema
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from service import Forbidden, Unauthorized
+from service.seats import BOT_KINDS
 
 # Templates and scripts live beside the viewer's (api/templates, api/static), which they share.
 blp = GruftBlueprint("play", __name__, description="The play page (HTML) and its invitations",
                      template_folder="templates")
-
-BOT_KINDS = ("heuristic", "random")  # docs/api.md: "bots": {name: "heuristic" | "random"}
 
 
 def _option(option: Any) -> dict[str, Any]:
