@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from domain import describe_events, game_class
+from domain import GAMES, describe_events, game_class
 from domain.core import Viewer
 from replays.document import Verdict, describe, verify
 from replays.terminal import result_text
@@ -27,7 +27,9 @@ from replays.verify import exit_code
 from service.signing import check_signature
 
 AROUND = 5  # events told before and after the step
-RULING = re.compile(r"\b(?:VQ|VP|VA|VR)-\d+\b")  # the rulings' ids (docs/rules/<game>.md)
+# The rulings' ids (docs/rules/<game>.md): each game's prefix, as its END_RULE has it.
+_PREFIXES = "|".join(sorted({cls.END_RULE.split("-")[0] for cls in GAMES.values()}))
+RULING = re.compile(rf"\b(?:{_PREFIXES})-\d+\b")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
