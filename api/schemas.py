@@ -7,6 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from api.auth import MAX_TOKEN_LENGTH
 from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.game import MAX_ABORT_REASON, check_seed
@@ -268,7 +269,7 @@ class StreamQuery(StrictSchema):
     after = fields.Integer(validate=validate.Range(0, MAX_CURSOR), metadata={
         "description": "the first message also carries the events after this version (a "
                        "Last-Event-ID header takes precedence)"})
-    token = fields.String(validate=validate.Length(1, 256), metadata={
+    token = fields.String(validate=validate.Length(1, MAX_TOKEN_LENGTH), metadata={
         "description": "the viewer's token, for EventSource, which cannot send headers "
                        "(never logged)"})
     player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH),
