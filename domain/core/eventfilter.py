@@ -40,8 +40,13 @@ def concerns(record: dict[str, Any], player: str) -> bool:
 def select(records: Iterable[dict[str, Any]], *, player: str | None = None,
            types: Collection[str] | None = None) -> list[dict[str, Any]]:
     """The records `player` made or is named in and whose type is one of `types` (None: any)."""
-    return [r for r in records
-            if (player is None or concerns(r, player)) and (types is None or r.get("type") in types)]
+    return [r for r in records if _kept(r, player, types)]
+
+
+def _kept(record: dict[str, Any], player: str | None, types: Collection[str] | None) -> bool:
+    """Whether a record passes the player and type filters (None: no filter)."""
+    return ((player is None or concerns(record, player))
+            and (types is None or record.get("type") in types))
 
 
 def _number(value: Any) -> int | None:
@@ -105,6 +110,5 @@ def matching(records: Sequence[dict[str, Any]], labels: Sequence[dict[str, int]]
     """The indexes of the records that match every filter given (units by their labels)."""
     wanted = {u: n for u, n in wanted.items() if n is not None}
     return [i for i, record in enumerate(records)
-            if (player is None or concerns(record, player))
-            and (types is None or record.get("type") in types)
+            if _kept(record, player, types)
             and all(labels[i].get(u) == n for u, n in wanted.items())]
