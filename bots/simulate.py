@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from bots import Bot, bots_for, make_bot
 from domain import available_games, game_class
-from domain.core import Game
+from domain.core import Game, GameError
 
 MAX_COMMANDS = 100_000  # a guard: no game of ours comes near it
 
@@ -278,16 +278,9 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(args.db) if args.store or args.db else None
         summary = simulate(args.game, args.games, players, names, seed=args.seed, store=store,
                            rotate=not args.fixed_seats, progress=sys.stderr)
-    except ValueError as exc:
+    except (ValueError, GameError) as exc:  # BadSetup and friends carry a sentence for the user
         print(f"gruft simulate: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # BadSetup and friends carry a sentence for the user
-        from domain.core import GameError
-
-        if isinstance(exc, GameError):
-            print(f"gruft simulate: {exc}", file=sys.stderr)
-            return 2
-        raise
     print(report(summary))
     if store is not None:
         print(f"\nstored {len(summary.played)} games; first {summary.played[0].game_id}")
