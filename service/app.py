@@ -396,8 +396,7 @@ class Games(SaveHooks):
         """One message of a live stream for a game at hand (`current`): its events after `after`
         (none when None) redacted as the log redacts them, from the game's tail when it has them
         (`_stored_between`), and the viewer's view after them."""
-        view = with_bots(game.view(self._seat_viewer(game, viewer, player, public_ok=True)),
-                         self.bot_seats(game.id))
+        view = self._view_of(game, viewer, player)
         events: list[dict[str, Any]] = []
         if after is not None and after < game.version:
             stored = self._stored_between(game.id, after, game.version)
@@ -506,7 +505,9 @@ class Games(SaveHooks):
 
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""
-        game = self.game(game_id)
+        return self._view_of(self.game(game_id), viewer, player)
+
+    def _view_of(self, game: Game, viewer: Viewer, player: str | None) -> dict[str, Any]:
         view = game.view(self._seat_viewer(game, viewer, player, public_ok=True))
         return with_bots(view, self.bot_seats(game.id))
 
