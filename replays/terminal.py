@@ -6,12 +6,7 @@ import os
 import sys
 from typing import Any
 
-
-def names_text(names: list[str]) -> str:
-    """Names as a sentence has them: "Ann", "Ann and Ben", "Ann, Ben and Cy"."""
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+from domain.core.narration import names
 
 
 def result_text(scores: dict[str, Any] | None, winners: list[str] | None) -> str:
@@ -24,7 +19,7 @@ def result_text(scores: dict[str, Any] | None, winners: list[str] | None) -> str
     elif len(winners) == 1:
         outcome = f"{winners[0]} wins"
     else:
-        outcome = f"{names_text(winners)} share the win"
+        outcome = f"{names(winners)} share the win"
     return f"scores {listed}; {outcome}"
 
 
