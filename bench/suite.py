@@ -32,7 +32,8 @@ from typing import Any
 from bench import servers
 from bench.load import Connection, MirrorPlayer, Recorder, Run, drive
 from bench.streams import StreamFigures, stream_figures
-from bots.simulate import default_players
+from bots import RandomBot
+from bots.simulate import default_players, play_game
 from domain import available_games, game_class
 
 SLICE_CPU_S = 0.01  # CPU of one kind's turn in a pass of the replay measurement
@@ -136,19 +137,11 @@ def _until(cpu_seconds: float, step: Callable[[], int]) -> Rate:
 # -- the domain and RLCard ---------------------------------------------------------------
 
 def domain_game(game_key: str, seed: int, rng: random.Random) -> int:
-    """One random-bot game through the pure aggregate; answers the commands it took."""
+    """One random-bot game through the pure aggregate, played as simulate plays it (events
+    collected after every command, as the service saves them); answers the commands it took."""
     cls = game_class(game_key)
     players = [f"p{i}" for i in range(default_players(cls))]
-    game = cls.start(players, seed=seed)
-    game.collect_events()
-    steps = 0
-    while not game.finished:
-        player = game.to_act[0]
-        moves = game.legal_moves(player)
-        game.execute(player, moves[rng.randrange(len(moves))])
-        game.collect_events()  # what the service saves after every command
-        steps += 1
-    return steps
+    return play_game(cls, players, dict.fromkeys(players, RandomBot(rng)), seed=seed)[1]
 
 
 def domain_rate(game_key: str, cpu_seconds: float, seed: int) -> Rate:
@@ -211,8 +204,6 @@ def fill_store(db: Path, data: Path, games_per_kind: int, seed: int) -> dict[str
     pays a query per aggregate, so short games need a baseline of equally short aggregates. The
     ``baseline`` entry pools them all. Snapshots are off so a rebuild reads every event.
     """
-    from bots import RandomBot
-    from bots.simulate import play_game
     from service.app import Games
 
     games = Games(env=store_env(db, data, SNAPSHOT_INTERVAL="0"))
