@@ -238,8 +238,6 @@ class EventStream:
                 if game.version > version:
                     yield shared.get(store, game, args, version)
                     version = game.version
-        except GeneratorExit:
-            raise
         except Exception:  # the store failed mid-stream: end it; the client reconnects
             # The path only: a query string may carry a token.
             log.exception("stream %s ended by an error", path)
