@@ -23,7 +23,7 @@ from domain import GAMES, describe_events, game_class
 from domain.core import Viewer
 from replays.document import Verdict, describe, verify
 from replays.terminal import result_text
-from replays.verify import exit_code
+from replays.verify import exit_code, read_inputs
 from service.signing import check_signature
 
 AROUND = 5  # events told before and after the step
@@ -48,9 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read, verify, write the page; the exit status says the verdict."""
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-        document = json.loads(text)
-        trusted = [Path(args.key).read_text("ascii")] if args.key else None
+        document, trusted = read_inputs(args)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         print(f"gruft report: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2

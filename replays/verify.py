@@ -43,12 +43,16 @@ def exit_code(verdict: Verdict) -> int:
     return VALID if verdict.valid else UNVERIFIED
 
 
+def read_inputs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
+    """The document (FILE, or - for standard input) and the trusted keys (--key, else None)."""
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    return json.loads(text), [Path(args.key).read_text("ascii")] if args.key else None
+
+
 def run(args: argparse.Namespace) -> int:
     """Verify and report; the exit status says the verdict."""
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-        document = json.loads(text)
-        trusted = [Path(args.key).read_text("ascii")] if args.key else None
+        document, trusted = read_inputs(args)
         parent = json.loads(Path(args.parent).read_text("utf-8")) if args.parent else None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         print(f"gruft verify: cannot read {exc.filename if isinstance(exc, OSError) else args.file}"
