@@ -128,7 +128,7 @@ class BotRunner:
     # -- following the log ---------------------------------------------------------------
 
     @staticmethod
-    def _notifications(games: Games, start: int, stop: int, topics: tuple[str, ...] = ()
+    def _log_pages(games: Games, start: int, stop: int, topics: tuple[str, ...] = ()
                        ) -> Iterator[Any]:
         """The notifications between two positions of the log (of `topics` only, if given),
         read a page at a time."""
@@ -143,7 +143,7 @@ class BotRunner:
     def _assignments(self, games: Games, start: int, stop: int
                      ) -> Iterator[tuple[UUID, dict[str, str]]]:
         """The bot seats recorded between two positions of the log."""
-        for notification in self._notifications(games, start, stop, (ASSIGNED_TOPIC,)):
+        for notification in self._log_pages(games, start, stop, (ASSIGNED_TOPIC,)):
             yield self._assigned(games, notification)
 
     @staticmethod
@@ -164,7 +164,7 @@ class BotRunner:
                 self.active[game_id] = seats
                 self._due.setdefault(game_id, later)
         else:
-            for notification in self._notifications(games, self._position + 1, head):
+            for notification in self._log_pages(games, self._position + 1, head):
                 if notification.topic == ASSIGNED_TOPIC:
                     game_id, seats = self._assigned(games, notification)
                     self.active[game_id] = seats
