@@ -686,7 +686,7 @@ class Games(SaveHooks):
             raise Conflict("only a game that is over can be forked: abort it first")
         step = self._step(parent, at)
         self._check_between_moves(parent, step)
-        state = parent if step == parent.version else self._load(parent.id, version=step)
+        state = self._load(parent.id, version=step)  # the last version awaits nobody: never it
         link = {"game_id": str(parent.id), "version": step, "hash": self._event_hash(parent, step)}
         fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt())
         try:
