@@ -152,7 +152,7 @@ class StreamWriter:
             if game.version > outlet.version:
                 text = self._shared.get(self._store, game, outlet.args, outlet.version)
                 outlet.version = game.version
-                self._send(outlet, text.encode())
+                self._send(outlet, text)
             if game.finished:  # the message that finishes or aborts the game is the last
                 self._end(outlet)
 

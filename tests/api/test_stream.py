@@ -109,6 +109,33 @@ def test_a_player_stream_carries_their_own_view(client):
     stream.close()
 
 
+def test_a_wide_numeric_seed_and_non_ascii_names_reach_the_stream_intact(client):
+    # orjson holds 64-bit integers only: a 200-bit seed (check_seed allows it), shown once the
+    # game is over, must still reach a stream, through the json fallback, exactly as /view.
+    seed = (1 << 200) + 12345
+    players = ["Åsa", "Zoë", "Ümit"]
+    answer = client.post("/games", json={"game": "vampir", "players": players, "seed": seed,
+                                         "options": SHORT_OPTIONS["vampir"]})
+    assert answer.status_code == 201, answer.get_json()
+    created = answer.get_json()
+    gid, host = created["game_id"], bearer(created["host_token"])
+    # A player's stream (orjson: the names as UTF-8, not escaped) reads the same as /view.
+    token = bearer(created["player_tokens"]["Zoë"])
+    stream = ClientStream(client, f"/games/{gid}/stream", token)
+    first = stream.next()
+    assert first.data["view"]["you"] == "Zoë" and "seed" not in first.data["view"]
+    assert first.data["view"] == client.get(f"/games/{gid}/view", headers=token).get_json()
+    stream.close()
+    aborted = client.post(f"/games/{gid}/abort", headers=host, json={"reason": "Zoë left"})
+    assert aborted.status_code == 200, aborted.get_json()
+    stream = ClientStream(client, f"/games/{gid}/stream?after=0")
+    last = stream.next()
+    assert last.data["view"]["seed"] == seed
+    assert last.data["view"] == client.get(f"/games/{gid}").get_json()
+    assert last.data["events"][-1]["data"]["reason"] == "Zoë left"
+    stream.close()
+
+
 def test_resuming_misses_nothing_and_repeats_nothing(client):
     created = new_game(client)
     gid, rng = created["game_id"], random.Random(2)
