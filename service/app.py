@@ -10,7 +10,7 @@ import logging
 import pickle
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from threading import Lock, local
@@ -22,7 +22,6 @@ from eventsourcing.application import (
     LRUCache,
     ProjectorFunction,
     Repository,
-    project_aggregate,
 )
 from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
@@ -109,6 +108,16 @@ def copy_game(aggregate: Any) -> Any:
     return clone
 
 
+def project_events(aggregate: Any, events: Iterable[Any]) -> Any:
+    """eventsourcing's `project_aggregate` without its per-event `assert isinstance(event,
+    CanMutateProtocol)`: an isinstance against a runtime-checkable Protocol took ~21 µs, most of
+    applying an event, on every command's fast-forward, stream refresh and rebuild. Every
+    stored event of ours is a domain event, which has `mutate`."""
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
+
+
 class GameRepository(Repository):
     """eventsourcing's repository, except that a cached aggregate is never changed in place.
 
@@ -126,7 +135,7 @@ class GameRepository(Repository):
         self.read_events: Any = None
 
     def get(self, aggregate_id: UUID, *, version: int | None = None,
-            projector_func: ProjectorFunction[Any, Any] = project_aggregate,
+            projector_func: ProjectorFunction[Any, Any] = project_events,
             fastforward_skipping: bool = False, deepcopy_from_cache: bool = True) -> Any:
         """The aggregate, from the cache brought up to the store's latest version."""
         if self.cache is None or version is not None:
@@ -232,7 +241,7 @@ class Games(SaveHooks):
         )
 
     def take_snapshot(self, aggregate_id: UUID, version: int | None = None,
-                      projector_func: ProjectorFunction[Any, Any] = project_aggregate) -> None:
+                      projector_func: ProjectorFunction[Any, Any] = project_events) -> None:
         """Store a snapshot; failing to is logged, never the failure of a stored command.
 
         Snapshots are written after the command's events are committed: an error here (a
