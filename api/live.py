@@ -119,7 +119,9 @@ class SharedMessages:
         self._texts: OrderedDict[tuple, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, store: Games, game: Game, args: dict[str, Any], after: int | None) -> bytes:
+    def get(self, store: Games, game: Game, args: dict[str, Any], after: int | None,
+            parts: dict[Any, Any] | None = None) -> bytes:
+        """The message; `parts` as Games.update_of takes them (for one version of `game`)."""
         viewer = args["viewer"]
         key = (game.id, game.version, after, viewer.host, viewer.player, args["player"])
         with self._lock:
@@ -127,7 +129,7 @@ class SharedMessages:
             if text is not None:
                 self._texts.move_to_end(key)
                 return text
-        events, view = store.update_of(game, viewer, after, args["player"])
+        events, view = store.update_of(game, viewer, after, args["player"], parts)
         text = message(game.version, events, view)
         with self._lock:
             self._texts[key] = text

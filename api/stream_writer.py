@@ -147,10 +147,11 @@ class StreamWriter:
                 self._end(outlet)
             return
         now = time.monotonic()
+        parts: dict = {}  # what the messages of this version share (Games.update_of)
         for outlet in outlets:
             outlet.synced = now
             if game.version > outlet.version:
-                text = self._shared.get(self._store, game, outlet.args, outlet.version)
+                text = self._shared.get(self._store, game, outlet.args, outlet.version, parts)
                 outlet.version = game.version
                 self._send(outlet, text)
             if game.finished:  # the message that finishes or aborts the game is the last

@@ -7,6 +7,9 @@ One `Live` belongs to one Application (one per worker process). It learns of eve
   notification log after the last id it saw;
 - saved by another worker on the same SQLite file (SQLite has no NOTIFY): the watcher polls the
   log's max id every GRUFT_LIVE_POLL seconds (default 0.01) and reads whatever is new.
+Before it announces what it read, the watcher hands the stored events of watched games to
+`forward` (the Application brings its cached copies up to date with them), so the streams of a
+change another process stored find the game at hand, with no second read of the store.
 Waiters (streams, long polls) `watch` a game and wait until a version after theirs is announced;
 listeners (`subscribe`) are called with (game id, version) for changes, at least once each,
 possibly coalesced (a command that stores three events is announced with its last version).
@@ -35,6 +38,7 @@ KNOWN_GAMES = 4096  # games whose last announced version is remembered (to annou
 GAME_TOPICS = "domain."  # the games' event topics; token hashes (service.tokens) wake nobody
 
 Listener = Callable[[UUID, int], None]
+Forward = Callable[[dict[UUID, list[Any]]], None]  # game id -> its notifications, in order
 
 
 class _Slot:
@@ -93,8 +97,9 @@ class Watch:
 class Live:
     """The change feed of one Application: local announcements plus one watcher thread."""
 
-    def __init__(self, recorder: Any) -> None:
+    def __init__(self, recorder: Any, forward: Forward | None = None) -> None:
         self._recorder = recorder
+        self._forward = forward
         self._poll = float(os.environ.get("GRUFT_LIVE_POLL", POLL_SECONDS))
         self._lock = threading.Lock()
         self._slots: dict[UUID, _Slot] = {}
@@ -212,15 +217,33 @@ class Live:
             notes = self._recorder.select_notifications(start=last, limit=SELECT_LIMIT,
                                                         inclusive_of_start=False)
             newest: dict[UUID, int] = {}
+            stored: dict[UUID, list[Any]] = {}
             for note in notes:
                 if note.topic.startswith(GAME_TOPICS):
                     newest[note.originator_id] = max(newest.get(note.originator_id, 0),
                                                      note.originator_version)
+                    stored.setdefault(note.originator_id, []).append(note)
                 last = max(last, note.id)
             if newest:
+                self._forward_watched(stored)
                 self.announce(newest.items())
             if len(notes) < SELECT_LIMIT:
                 return last
+
+    def _forward_watched(self, stored: dict[UUID, list[Any]]) -> None:
+        """Hand `forward` the new events of the games somebody here watches (not those this
+        process announced already: it stored them itself)."""
+        if self._forward is None:
+            return
+        with self._lock:
+            watched = {game_id: notes for game_id, notes in stored.items()
+                       if game_id in self._slots
+                       and self._known.get(game_id, 0) < notes[-1].originator_version}
+        if watched:
+            try:
+                self._forward(watched)
+            except Exception:  # the streams then read the store themselves, as before
+                log.exception("live watcher: forwarding cached games failed")
 
     def _head(self) -> int:
         return self._recorder.max_notification_id() or 0

@@ -597,6 +597,11 @@ class Game(Aggregate):
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """The view docs/api.md describes, with what `viewer` may see of the game now."""
+        return self.seat_view(self.public_view(sees_everything(viewer, self.finished)), viewer)
+
+    def public_view(self, with_seed: bool) -> dict[str, Any]:
+        """The part of every view that all viewers share (the seed and salt `with_seed`: for
+        the host, or everybody once the game is over)."""
         out: dict[str, Any] = {
             "game_id": str(self.id),
             "game": self.KEY,
@@ -612,10 +617,16 @@ class Game(Aggregate):
         }
         if self.parent is not None:
             out["parent"] = dict(self.parent)
-        if sees_everything(viewer, self.finished):
+        if with_seed:
             out["seed"] = self.seed
             if self.salt is not None:
                 out["salt"] = self.salt
+        return out
+
+    def seat_view(self, public: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+        """A new view: `public` (left unchanged, so several viewers may share it) and what
+        `viewer`'s own seat adds."""
+        out = dict(public)
         if viewer.player is not None:
             out["you"] = viewer.player
             out["private"] = self.private_state(viewer.player)

@@ -219,6 +219,58 @@ def test_another_workers_events_are_read_once_for_the_game_and_its_streams(sqlit
         reader.close()
 
 
+def forwards_watched_games(env: dict[str, str]) -> None:
+    """A command another Application stores reaches a watched game's cached copy through the
+    watcher's own read of the log: the streams find the game and its events at hand, and they
+    are what the store holds (the same state, the same chain)."""
+    writer, reader = Games(env=env), Games(env=env)
+    try:
+        gid = new_game(writer, "vampiring")
+        unwatched = new_game(writer, "vampir")
+        before = reader.current(gid).version
+        reader.current(unwatched)
+        reader.bot_seats(gid)  # read once per game and kept
+        reads = []
+        real_get = reader.repository.event_store.get
+
+        def counted(*args, **kwargs):
+            reads.append(args or kwargs)
+            return real_get(*args, **kwargs)
+
+        reader.repository.event_store.get = counted
+        rng = random.Random(6)
+        with reader.live.watch(gid) as watch:
+            for _ in range(4):
+                writer.run_command(gid, HOST, random_command(writer.game(gid), rng))
+                writer.run_command(unwatched, HOST, random_command(writer.game(unwatched), rng))
+                head = writer.game(gid).version
+                assert watch.wait(head - 1, WAIT) and watch.latest == head
+                game = reader.current(gid, head)
+                events, view = reader.update_of(game, HOST, before)
+                assert reads == [], "the watched game was read from the store again"
+                stored = writer.game(gid)
+                assert (game.version, game.chain_hash) == (stored.version, stored.chain_hash)
+                assert game.full_state() == stored.full_state()
+                assert view == writer.view(gid, HOST)
+                assert events == writer.log(gid, HOST, after=before)[0]
+        # An unwatched game is left for whoever reads it next.
+        cached = reader.repository.cache.get(unwatched)
+        assert cached.version < writer.game(unwatched).version
+        assert reader.game(unwatched).full_state() == writer.game(unwatched).full_state()
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_the_watcher_brings_a_watched_game_up_to_date_on_sqlite(sqlite_env):
+    forwards_watched_games(sqlite_env)
+
+
+@pytest.mark.postgres
+def test_the_watcher_brings_a_watched_game_up_to_date_on_postgres(postgres_env):
+    forwards_watched_games(postgres_env)
+
+
 def test_stopping_wakes_every_watch_for_good():
     live = Live(recorder=None)
     game, woke = uuid.uuid4(), []
