@@ -57,14 +57,17 @@ class Sizes:
     stream_games: int = 0  # games with streams open (none: no stream figures)
     streams_per_game: int = 5
     stream_seconds: float = 0.0  # load per side (streams open, none open) and round
+    # Stream rounds: a round's ratio moves by ±0.15 with the machine's other load (its baseline
+    # alone 350-620 commands/s), so the median needs more rounds than the CPU-timed figures.
+    stream_rounds: int = 1
 
 
 FULL = Sizes(rounds=3, domain_cpu_s=3.0, rlcard_cpu_s=3.0, replay_games=20, api_seconds=10.0,
              api_max_requests=20_000, api_clients=4, replay_cpu_s=0.2,
-             stream_games=200, stream_seconds=10.0)  # 1,000 streams
+             stream_games=200, stream_seconds=10.0, stream_rounds=5)  # 1,000 streams
 QUICK = Sizes(rounds=2, domain_cpu_s=1.0, rlcard_cpu_s=1.0, replay_games=6, api_seconds=5.0,
               api_max_requests=5_000, api_clients=4, replay_cpu_s=0.1,
-              stream_games=40, stream_seconds=5.0)  # 200 streams
+              stream_games=40, stream_seconds=5.0, stream_rounds=2)  # 200 streams
 TINY = Sizes(rounds=1, domain_cpu_s=0.02, rlcard_cpu_s=0.02, replay_games=1, api_seconds=0.5,
              api_max_requests=30, api_clients=2, stream_games=2, streams_per_game=2,
              stream_seconds=0.5)  # the smoke test: code paths, not figures
@@ -324,7 +327,7 @@ def api_figures(work: Path, sizes: Sizes, seed: int) -> tuple[Run, Run, StreamFi
                 best_hello = hello_run
         live = None
         if sizes.stream_games:
-            live = stream_figures(gruft.port, sizes.rounds, sizes.stream_games,
+            live = stream_figures(gruft.port, sizes.stream_rounds, sizes.stream_games,
                                   sizes.streams_per_game, sizes.api_clients, sizes.stream_seconds,
                                   sizes.api_max_requests, seed)
     assert best_api is not None and best_hello is not None
@@ -425,6 +428,10 @@ def stream_report(live: StreamFigures, sizes: Sizes, out: Callable[[str], None]
     out(f"  the same load, no stream open   {without.per_s:>8,.0f} /s  "
         f"p50 {without.percentile(50):.2f} ms  p99 {without.percentile(99):.2f} ms  "
         f"({errors} commands refused)")
+    out("  each round, with / without: " + ", ".join(
+        f"{r.with_streams.per_s:,.0f} / {r.without.per_s:,.0f} = "
+        f"{r.with_streams.per_s / r.without.per_s if r.without.per_s else 0:.2f}"
+        for r in live.rounds))
     return {
         "streams_open": opened,
         "stream_games": live.games,
