@@ -12,6 +12,7 @@ from typing import Any
 from flask import current_app
 
 from domain import available_games
+from domain.core.names import seated_form
 from service.readmodels import ReadModels
 
 
@@ -31,4 +32,6 @@ def games_page(game: str | None, status: str | None, player: str | None, after: 
     """
     if game is not None and game not in available_games():
         return [], None
+    if player is not None:
+        player = seated_form(player)  # as seated: a name typed in another Unicode form finds it
     return read_models().view.games_page(game, status, player, after, limit)

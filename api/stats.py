@@ -7,6 +7,7 @@ from flask.views import MethodView
 from api import schemas
 from api.errors import GruftBlueprint
 from api.reads import read_models
+from domain.core.names import seated_form
 from service.readmodels.metrics import score_sign
 
 blp = GruftBlueprint("stats", __name__, description="Player statistics and leaderboards across games "
@@ -18,6 +19,7 @@ class PlayerStatsResource(MethodView):
     @blp.response(200, schemas.PlayerStats)
     def get(self, name: str):
         """A player's finished games per game kind: played, won, average score, the game's own averages."""
+        name = seated_form(name)  # as seated: an "ë" typed as e + U+0308 finds the seated "ë"
         return {"player": name, "games": read_models().view.player_stats(name)}
 
 

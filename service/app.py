@@ -28,7 +28,7 @@ from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer, event_record
-from domain.core.names import check_seated_names
+from domain.core.names import check_seated_names, seated_form
 from domain.core.visibility import sees_everything
 from service.arbiter import Annotations, Forks, shown
 from service.ddl import retry_concurrent_ddl
@@ -491,6 +491,8 @@ class Games(SaveHooks):
     def _acting_player(self, game: Game, viewer: Viewer, named: Any) -> str:
         if named is not None and not isinstance(named, str):
             raise BadCommand("'player' must be a player's name")
+        if named is not None:
+            named = seated_form(named)
         if viewer.host:
             if named is None:
                 if len(game.to_act) == 1:
@@ -590,6 +592,8 @@ class Games(SaveHooks):
 
     def _seat_viewer(self, game: Game, viewer: Viewer, player: str | None, *, public_ok: bool
                      ) -> Viewer:
+        if player is not None:
+            player = seated_form(player)
         if viewer.host:
             if player is None:
                 if public_ok:

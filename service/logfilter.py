@@ -14,6 +14,7 @@ from typing import Any
 
 from domain.core import BadCommand, Game
 from domain.core.eventfilter import concerns
+from domain.core.names import seated_form
 
 MAX_TYPES = 50  # event types one filter names (no game has half as many)
 
@@ -37,7 +38,7 @@ class LogFilter:
                 raise BadCommand(f"type names at most {MAX_TYPES} event types")
         if player is None and wanted is None:
             return None
-        return cls(player, wanted)
+        return cls(None if player is None else seated_form(player), wanted)
 
     def check(self, game: Game) -> None:
         """A player who does not play here, or an event type this game never records: 400."""

@@ -20,6 +20,12 @@ REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
 _RECORDED = re.compile(r"^[^\x00-\x1f\x7f]+$")
 
 
+def seated_form(name: str) -> str:
+    """A name as it would be seated (trimmed, NFC), unchecked: for looking a seat up by a name
+    typed another way (an "ë" as e + U+0308 from some keyboards finds the seated "ë")."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
 def seat_name(name: Any) -> str:
     """A name as the rule seats it (trimmed, NFC); BadSetup saying what is wrong with it."""
     if not isinstance(name, str):
@@ -29,7 +35,7 @@ def seat_name(name: Any) -> str:
         if unicodedata.category(char) in REFUSED_CATEGORIES:
             raise BadSetup(f"player names may not hold control or format characters "
                            f"(U+{ord(char):04X} in {name!r})")
-    seated = unicodedata.normalize("NFC", trimmed)
+    seated = seated_form(trimmed)
     if not 1 <= len(seated) <= MAX_NAME_LENGTH:
         raise BadSetup(f"player names must be 1 to {MAX_NAME_LENGTH} characters once trimmed")
     return seated

@@ -54,3 +54,28 @@ def test_an_old_document_with_look_alike_seats_verifies_but_is_not_imported(app,
     # Check an old document whose names follow the rule imports as before.
     fine = recorded_document(app, ["Ann", "Ben"])
     assert client.post("/games/import", json=fine).status_code == 201
+
+
+def test_a_name_typed_in_another_unicode_form_finds_its_seat(client):
+    # NFD and stray spaces, as some keyboards and forms send them: every lookup by name finds
+    # the seat seated NFC ("Zoë"), as creation seats it.
+    nfd = " " + unicodedata.normalize("NFD", "Zoë")
+    created = client.post("/games", json={"game": "voodoo-prince", "players": ["Zoë", "Ann"],
+                                          "seed": 4, "options": {"rounds": 1}}).get_json()
+    gid, host = created["game_id"], {"Authorization": f"Bearer {created['host_token']}"}
+    query = {"player": nfd}
+    view = client.get(f"/games/{gid}/view", headers=host, query_string=query)
+    assert view.status_code == 200 and view.get_json()["you"] == "Zoë"
+    moves = client.get(f"/games/{gid}/legal-moves", headers=host, query_string=query)
+    assert moves.status_code == 200 and moves.get_json()["player"] == "Zoë"
+    events = client.get(f"/games/{gid}/events", query_string=query)
+    assert events.status_code == 200
+    listed = client.get("/games", query_string=query).get_json()["games"]
+    assert [g["game_id"] for g in listed] == [gid]
+    # A command the host makes for the seat, named the other way (Zoë, first seated, leads).
+    assert created["view"]["to_act"] == ["Zoë"]
+    move = moves.get_json()["moves"][0]
+    answer = client.post(f"/games/{gid}/commands", headers=host, json={**move, "player": nfd})
+    assert answer.status_code == 200, answer.get_json()
+    stats = client.get("/players/" + nfd.strip() + "/stats").get_json()
+    assert stats["player"] == "Zoë"
