@@ -7,7 +7,8 @@ Keys are read from standard input line by line, from a terminal or a pipe alike,
 can be scripted (`printf 'j 10\\ns\\nq\\n' | gruft replay game.json`); the prompt is shown only
 on a terminal, and the end of the input ends the session. `--all` prints every step and exits.
 Filters (`--player`, `--phase`, `--round`, `--turn`, `--type`) keep only the steps that match,
-each under its own step number.
+each under its own step number. `--key PEM` checks the signature against the server's key, as
+`gruft verify --key` does; the heading says the verdict.
 """
 
 from __future__ import annotations
@@ -88,6 +89,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                             help=f"only the steps of {unit} N, as the game's events number them")
     parser.add_argument("--type", action="append", metavar="EVENT",
                         help="only events of this type (e.g. Played); may be repeated")
+    parser.add_argument("--key", metavar="PEM",
+                        help="the server's Ed25519 public key (GET /signing-key): the heading says "
+                             "whether the document is signed by it; without it the signature is "
+                             "unverified")
     parser.set_defaults(func=run)
 
 
@@ -96,6 +101,11 @@ HELP = "keys: Enter/n next · p previous · f first · l last · j N jump · s s
 
 def run(args: argparse.Namespace) -> int:
     """Load, verify, then step interactively (or print what was asked)."""
+    try:
+        trusted = [Path(args.key).read_text("ascii")] if args.key else None
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"gruft replay: cannot read the key {args.key}: {exc}", file=sys.stderr)
+        return 2
     try:
         document = json.loads(Path(args.file).read_text("utf-8"))
         states = rebuild_states(document)
@@ -108,15 +118,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"gruft replay: {exc}", file=sys.stderr)
         return 2
     try:
-        return _run(args, document, states, steps)
+        return _run(args, document, states, steps, trusted)
     except BrokenPipeError:
         reader_left()
         return 0
 
 
-def _run(args: argparse.Namespace, document: dict, states: list[dict], steps: list[int]) -> int:
+def _run(args: argparse.Namespace, document: dict, states: list[dict], steps: list[int],
+         trusted: list[str] | None = None) -> int:
     print(f"{document['game']} {document['game_id']}: players {', '.join(document['players'])}; "
-          f"{len(states)} steps; {_label(document)}")
+          f"{len(states)} steps; {_label(document, trusted)}")
     if args.step is not None:
         if not 1 <= args.step <= len(states):
             print(f"step must be 1..{len(states)}", file=sys.stderr)
@@ -135,12 +146,14 @@ def _run(args: argparse.Namespace, document: dict, states: list[dict], steps: li
     return _interactive(document, states, steps)
 
 
-def _label(document: dict) -> str:
-    """The verdict in a few words (no trusted key here: `gruft verify --key` pins one)."""
-    verdict = verify(document, check_signature=check_signature)
+def _label(document: dict, trusted: list[str] | None = None) -> str:
+    """The verdict in a few words; with `trusted` (--key), whether that key signed it."""
+    verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
     if verdict.problems:
         return f"NOT VALID ({describe(verdict.problems[0])})"
-    return "consistent, signature unverified (gruft verify --key checks it)"
+    if verdict.signature == "verified":
+        return f"valid, signed by the key given (key id {verdict.key_id})"
+    return "consistent, signature unverified (--key checks it against the server's key)"
 
 
 def _filters_text(args: argparse.Namespace) -> str:

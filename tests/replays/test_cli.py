@@ -158,6 +158,27 @@ def test_replay_takes_keys_from_a_pipe_as_from_a_terminal(game_file):
     assert answer.returncode == 0 and shown_steps(answer.stdout) == [1, 2]
 
 
+def test_replay_checks_the_signature_against_a_key_given(game_file, tmp_path, capsys):
+    path, pem, _ = game_file
+
+    def heading() -> str:
+        return capsys.readouterr().out.splitlines()[0]
+
+    # Check the heading says who signed it when the server's key is given, and only then.
+    assert gruft(["replay", str(path), "--step", "1", "--key", str(pem)]) == 0
+    assert "valid, signed by the key given (key id " in heading()
+    assert gruft(["replay", str(path), "--step", "1"]) == 0
+    assert "signature unverified" in heading()
+    # Check another server's key makes it not valid, and an unreadable key is refused (2).
+    other = tmp_path / "other"
+    other.mkdir()
+    (tmp_path / "other.pem").write_text(SigningKey.load_or_create(other).public_pem, "ascii")
+    assert gruft(["replay", str(path), "--step", "1", "--key", str(tmp_path / "other.pem")]) == 0
+    assert "NOT VALID" in heading()
+    assert gruft(["replay", str(path), "--key", str(tmp_path / "missing.pem")]) == 2
+    assert "cannot read the key" in capsys.readouterr().err
+
+
 # -- gruft replay: filters ------------------------------------------------------------------
 
 def golden(key: str) -> tuple[str, dict]:
