@@ -108,6 +108,14 @@ def host(game: dict) -> dict:
     return {"Authorization": f"Bearer {game['host_token']}"}
 
 
+def twin_games(client, key: str) -> list[dict]:
+    """Two games of `key` created over the API from `twin_deals`: what creation answers."""
+    options, deal_a, deal_b = twin_deals(key)
+    return [client.post("/games", json={"game": key, "players": PLAYERS, "seed": 99,
+                                        "options": options, "deal": deal}).get_json()
+            for deal in (deal_a, deal_b)]
+
+
 def common_moves(client, a: dict, b: dict, rng: random.Random, steps: int) -> None:
     """Play the same moves in both games while they are legal in both.
 
@@ -133,11 +141,7 @@ def common_moves(client, a: dict, b: dict, rng: random.Random, steps: int) -> No
 
 @pytest.mark.parametrize("key", [k for k in available_games() if k != "vampiring"])
 def test_hidden_cards_never_show(client, key):
-    options, deal_a, deal_b = twin_deals(key)
-    games = [client.post("/games", json={"game": key, "players": PLAYERS, "seed": 99,
-                                         "options": options, "deal": deal}).get_json()
-             for deal in (deal_a, deal_b)]
-    a, b = games
+    a, b = twin_games(client, key)
     dealt = client.get(f"/games/{a['game_id']}").get_json()["version"]
     rng = random.Random(1)
     for round_ in range(4):

@@ -17,7 +17,7 @@ import pytest
 from api import create_app
 from domain import available_games
 from tests.api.sse import ClientStream
-from tests.api.test_secrets import PLAYERS, VIEWER, common_moves, host, scrub, twin_deals
+from tests.api.test_secrets import PLAYERS, VIEWER, common_moves, host, scrub, twin_games
 
 KEEPALIVE = 0.02
 
@@ -82,10 +82,7 @@ def check_same_as_log_and_view(client, game: dict, streams: dict[str, ClientStre
 
 @pytest.mark.parametrize("key", [k for k in available_games() if k != "vampiring"])
 def test_hidden_cards_never_stream(client, key):
-    options, deal_a, deal_b = twin_deals(key)
-    twins = [client.post("/games", json={"game": key, "players": PLAYERS, "seed": 99,
-                                         "options": options, "deal": deal}).get_json()
-             for deal in (deal_a, deal_b)]
+    twins = twin_games(client, key)
     streams = [open_streams(client, game) for game in twins]
     rng = random.Random(1)
     for _ in range(3):
