@@ -154,15 +154,25 @@ class GameRepository(Repository):
             new_events = list(self.event_store.get(originator_id=aggregate_id,
                                                    gt=aggregate.version))
             if new_events:
-                if self.read_events is not None:
-                    self.read_events(aggregate_id, new_events)
-                aggregate = projector_func(copy_game(aggregate), new_events)
+                # Already a private copy when private: the command's save offers it.
+                aggregate = self.forward(aggregate_id, aggregate, new_events, projector_func,
+                                         offer=not private)
                 if private:
-                    # Already a private copy: the command's save offers it to the cache.
                     return aggregate
-                self._offer(aggregate_id, aggregate)
         if private:
             aggregate = copy_game(aggregate)  # commands mutate; the cached game must not change
+        return aggregate
+
+    def forward(self, aggregate_id: UUID, cached: Any, new_events: list[Any],
+                projector_func: ProjectorFunction[Any, Any] = project_events,
+                offer: bool = True) -> Any:
+        """A copy of `cached` with the stored `new_events` applied (offered to the cache
+        unless not `offer`); `read_events` hears of the events."""
+        if self.read_events is not None:
+            self.read_events(aggregate_id, new_events)
+        aggregate = projector_func(copy_game(cached), new_events)
+        if offer:
+            self._offer(aggregate_id, aggregate)
         return aggregate
 
     def _offer(self, aggregate_id: UUID, aggregate: Any) -> None:
@@ -484,9 +494,8 @@ class Games(SaveHooks):
             fresh = [n for n in notes if n.originator_version > cached.version]
             if not fresh or fresh[0].originator_version != cached.version + 1:
                 continue  # not the events right after the cached game's (or none)
-            events = [self.mapper.to_domain_event(note) for note in fresh]
-            self._remember(game_id, events)
-            self.repository._offer(game_id, project_events(copy_game(cached), events))
+            self.repository.forward(game_id, cached,
+                                    [self.mapper.to_domain_event(note) for note in fresh])
 
     def _acting_player(self, game: Game, viewer: Viewer, named: Any) -> str:
         if named is not None and not isinstance(named, str):
@@ -773,11 +782,11 @@ class Games(SaveHooks):
     def _check_between_moves(self, game: Game, step: int) -> None:
         """A fork begins between two moves: a move that stores several events (a card played,
         then the trick it completes) leaves no whole table between them."""
-        records = self._records(game)
+        types = [type(e).__name__ for e in self.repository.event_store.get(game.id)]
         moves = set(type(game).COMMAND_EVENTS) | {"GameAborted"}  # what a command begins with
-        if step < len(records) and records[step]["type"] not in moves:
-            before = max((r["version"] - 1 for r in records[:step] if r["type"] in moves),
-                         default=0)
+        if step < len(types) and types[step] not in moves:
+            # types[i] is event i + 1's: the last move begun before `step` began at its version
+            before = max((v for v, t in enumerate(types[:step]) if t in moves), default=0)
             raise BadCommand(f"event {step} is in the middle of a move (event {step + 1} "
                              f"completes it): a fork begins between moves, e.g. after event "
                              f"{before}")

@@ -208,8 +208,14 @@ def test_a_fork_begins_between_moves_not_inside_one(client):
                   if e["type"] == "CardPlayed" and after["type"] == "TrickWon")
     answer = client.post(f"/games/{gid}/fork", headers=host, json={"at": inside})
     assert answer.status_code == 400
-    assert "in the middle of a move" in answer.get_json()["error"]["message"]
+    message = answer.get_json()["error"]["message"]
+    assert "in the middle of a move" in message
     assert client.get(f"/games/{gid}/forks").get_json() == {"forks": []}
+    # Check the step it suggests is the last one between moves before it, and forks.
+    suggested = int(message.rsplit("after event ", 1)[1])
+    assert log[suggested]["type"] == "CardPlayed" and suggested < inside
+    assert client.post(f"/games/{gid}/fork", headers=host, json={"at": suggested}
+                       ).status_code == 201
 
 
 def test_only_the_host_forks_and_not_where_the_game_is_over(client):
