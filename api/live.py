@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import signal
 import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -64,7 +63,7 @@ def init_app(app: Flask) -> None:
     if app.testing or threading.current_thread() is not threading.main_thread():
         return
     store: Games = app.extensions["gruft"]
-    if os.environ.get("GRUFT_GC_FREEZE", "1") != "0":
+    if setting(app, "GRUFT_GC_FREEZE", "1") != "0":
         gcpause.install()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
@@ -138,26 +137,30 @@ class SharedMessages:
         return text
 
 
-def shared_messages(store: Games) -> SharedMessages:
-    """This worker's shared messages (one per Application)."""
-    found = getattr(store, "_gruft_stream_messages", None)
+_PER_STORE_LOCK = threading.RLock()  # re-entered: the writer is made with the messages
+
+
+def _per_store(store: Games, name: str, make: Callable[[], Any]) -> Any:
+    """The one `name` of this worker's Application, made on first use."""
+    found = getattr(store, name, None)
     if found is None:
-        found = store._gruft_stream_messages = SharedMessages()
+        with _PER_STORE_LOCK:
+            found = getattr(store, name, None)
+            if found is None:
+                found = make()
+                setattr(store, name, found)
     return found
 
 
-_WRITER_LOCK = threading.Lock()
+def shared_messages(store: Games) -> SharedMessages:
+    """This worker's shared messages (one per Application)."""
+    return _per_store(store, "_gruft_stream_messages", SharedMessages)
 
 
 def stream_writer(store: Games) -> StreamWriter:
     """This worker's stream writer (one per Application), started on first use."""
-    found = getattr(store, "_gruft_stream_writer", None)
-    if found is None:
-        with _WRITER_LOCK:
-            found = getattr(store, "_gruft_stream_writer", None)
-            if found is None:
-                found = store._gruft_stream_writer = StreamWriter(store, shared_messages(store))
-    return found
+    return _per_store(store, "_gruft_stream_writer",
+                      lambda: StreamWriter(store, shared_messages(store)))
 
 
 def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
