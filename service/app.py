@@ -34,7 +34,7 @@ from service.arbiter import Annotations, Forks, shown
 from service.ddl import retry_concurrent_ddl
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.internals import SaveHooks, reconstruct, tune_pool
-from service.live import Live
+from service.live import POLL_SECONDS, Live
 from service.logfilter import LogFilter
 from service.seats import BotSeats, check_bots, with_bots
 from service.settings import storage_env
@@ -211,7 +211,8 @@ class Games(SaveHooks):
         super().__init__(env=env)
         # Who waits for which game (streams, long polls, bot seats) and the watcher that tells
         # them of changes other workers and servers store (service/live.py).
-        self.live = Live(self.recorder, forward=self._forward_cached)
+        self.live = Live(self.recorder, forward=self._forward_cached,
+                         poll=float(self.env.get("GRUFT_LIVE_POLL") or POLL_SECONDS))
         # game id -> (first version, its stored events onwards): the newest events of games
         # being streamed, read once per worker, not once per stream (see `update_of`)
         self._tails: LRUCache[UUID, tuple[int, tuple[Any, ...]]] = LRUCache(TAILS_CACHE_SIZE)

@@ -97,10 +97,11 @@ class Watch:
 class Live:
     """The change feed of one Application: local announcements plus one watcher thread."""
 
-    def __init__(self, recorder: Any, forward: Forward | None = None) -> None:
+    def __init__(self, recorder: Any, forward: Forward | None = None,
+                 poll: float = POLL_SECONDS) -> None:
         self._recorder = recorder
         self._forward = forward
-        self._poll = float(os.environ.get("GRUFT_LIVE_POLL", POLL_SECONDS))
+        self._poll = poll
         self._lock = threading.Lock()
         self._slots: dict[UUID, _Slot] = {}
         self._known: OrderedDict[UUID, int] = OrderedDict()

@@ -11,6 +11,7 @@ import pytest
 
 from domain.core import HOST
 from service import Games
+from service import live as service_live
 from service.live import Live
 from tests.service.storage.kit import new_game, random_command
 
@@ -281,3 +282,17 @@ def test_stopping_wakes_every_watch_for_good():
         waiter.join(WAIT)
         assert woke == [True] and watch.stopping
         assert watch.wait(0, WAIT) is True  # at once from now on
+
+
+def test_the_poll_interval_comes_from_the_applications_settings(sqlite_env):
+    # GRUFT_LIVE_POLL (docs/deployment.md) as the Application is given it, not only os.environ.
+    games = Games(env={**sqlite_env, "GRUFT_LIVE_POLL": "0.25"})
+    try:
+        assert games.live._poll == 0.25
+    finally:
+        games.close()
+    games = Games(env=sqlite_env)
+    try:
+        assert games.live._poll == service_live.POLL_SECONDS
+    finally:
+        games.close()
