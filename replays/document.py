@@ -212,6 +212,11 @@ def _check_shape(doc: Any, verdict: Verdict) -> bool:
     if doc["format_version"] == 1 and "salt" in doc:
         verdict.add(None, "malformed", "a format 1 document has no salt (format 2 has)")
         return False
+    try:
+        game_class(doc["game"])
+    except BadSetup as exc:  # before anything reads the events by the game's rules
+        verdict.add(None, "malformed", str(exc))
+        return False
     events = doc["events"]
     if not isinstance(events, list) or not events or not all(
             isinstance(e, dict) and isinstance(e.get("data"), dict) and isinstance(e.get("type"), str)
@@ -360,11 +365,7 @@ def _check_annotations(doc: dict, verdict: Verdict) -> None:
 def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     """Play the recorded game again through the rules; None after the first divergence."""
     records = doc["events"]
-    try:
-        cls = game_class(doc["game"])
-    except BadSetup as exc:
-        verdict.add(None, "malformed", str(exc))
-        return None
+    cls = game_class(doc["game"])  # a game this server knows: _check_shape
     created = records[0]
     if created["type"] != "Created":
         verdict.add(1, "event_mismatch", "version 1 must be the game's creation")
