@@ -25,6 +25,7 @@ from domain.core import Game
 from domain.core.eventfilter import UNITS, matching, units
 from replays.document import describe, verify
 from replays.terminal import reader_left
+from replays.verify import trusted_keys
 from service.signing import check_signature
 
 
@@ -102,7 +103,7 @@ HELP = "keys: Enter/n next · p previous · f first · l last · j N jump · s s
 def run(args: argparse.Namespace) -> int:
     """Load, verify, then step interactively (or print what was asked)."""
     try:
-        trusted = [Path(args.key).read_text("ascii")] if args.key else None
+        trusted = trusted_keys(args)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"gruft replay: cannot read the key {args.key}: {exc}", file=sys.stderr)
         return 2

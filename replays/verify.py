@@ -46,7 +46,12 @@ def exit_code(verdict: Verdict) -> int:
 def read_inputs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
     """The document (FILE, or - for standard input) and the trusted keys (--key, else None)."""
     text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-    return json.loads(text), [Path(args.key).read_text("ascii")] if args.key else None
+    return json.loads(text), trusted_keys(args)
+
+
+def trusted_keys(args: argparse.Namespace) -> list[str] | None:
+    """The server's public key given with --key (a PEM file), as verify takes it; None without."""
+    return [Path(args.key).read_text("ascii")] if args.key else None
 
 
 def run(args: argparse.Namespace) -> int:
