@@ -12,17 +12,14 @@ unfrozen, and the next full collection looks at everything once more.
 from __future__ import annotations
 
 import gc
-import os
 import time
 from typing import Any
 
 UNFREEZE_SECONDS = 600.0
 
 
-def install(unfreeze_every: float | None = None) -> None:
+def install(unfreeze_every: float = UNFREEZE_SECONDS) -> None:
     """Freeze what the worker holds now, and the survivors of every full collection."""
-    if unfreeze_every is None:
-        unfreeze_every = float(os.environ.get("GRUFT_GC_UNFREEZE", UNFREEZE_SECONDS))
     since = [time.monotonic()]
 
     def after_full(phase: str, info: dict[str, Any]) -> None:

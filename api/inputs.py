@@ -9,13 +9,14 @@ body past the bound) is a 400 or 413 in the error shape before any schema, hash 
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import Any
 
 from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
+
+from api.limits import setting
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: commands and setups are a few hundred bytes
 # Replay documents (verify, import). The largest export measured at the options' limits: a
@@ -130,8 +131,7 @@ def init_app(app: Flask) -> None:
 
     # VampiRing without max_turns has no longest game (families may never fight): an operator
     # who keeps such long games raises the bound (GRUFT_MAX_DOCUMENT_BYTES, docs/deployment.md).
-    bound = int(app.config.get("GRUFT_MAX_DOCUMENT_BYTES")
-                or os.environ.get("GRUFT_MAX_DOCUMENT_BYTES") or MAX_DOCUMENT_BYTES)
+    bound = int(setting(app, "GRUFT_MAX_DOCUMENT_BYTES", str(MAX_DOCUMENT_BYTES)))
 
     @app.before_request
     def bound_documents() -> None:

@@ -20,7 +20,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -37,6 +37,7 @@ from domain.core import Game
 from service import Games
 from service.app import parse_game_id
 from service.live import Watch
+from service.readmodels.lifecycle import PerApplication
 
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
 log = logging.getLogger("gruft.api")
@@ -64,7 +65,7 @@ def init_app(app: Flask) -> None:
         return
     store: Games = app.extensions["gruft"]
     if setting(app, "GRUFT_GC_FREEZE", "1") != "0":
-        gcpause.install()
+        gcpause.install(float(setting(app, "GRUFT_GC_UNFREEZE", str(gcpause.UNFREEZE_SECONDS))))
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
         if not callable(previous):
@@ -137,30 +138,10 @@ class SharedMessages:
         return text
 
 
-_PER_STORE_LOCK = threading.RLock()  # re-entered: the writer is made with the messages
-
-
-def _per_store(store: Games, name: str, make: Callable[[], Any]) -> Any:
-    """The one `name` of this worker's Application, made on first use."""
-    found = getattr(store, name, None)
-    if found is None:
-        with _PER_STORE_LOCK:
-            found = getattr(store, name, None)
-            if found is None:
-                found = make()
-                setattr(store, name, found)
-    return found
-
-
-def shared_messages(store: Games) -> SharedMessages:
-    """This worker's shared messages (one per Application)."""
-    return _per_store(store, "_gruft_stream_messages", SharedMessages)
-
-
-def stream_writer(store: Games) -> StreamWriter:
-    """This worker's stream writer (one per Application), started on first use."""
-    return _per_store(store, "_gruft_stream_writer",
-                      lambda: StreamWriter(store, shared_messages(store)))
+# One of each per worker's Application, made on first use.
+shared_messages: PerApplication[SharedMessages] = PerApplication(lambda store: SharedMessages())
+stream_writer: PerApplication[StreamWriter] = PerApplication(
+    lambda store: StreamWriter(store, shared_messages(store)))
 
 
 def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
