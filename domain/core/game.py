@@ -9,6 +9,7 @@ fixed when each event is triggered, legal-move normalisation and the views.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -156,6 +157,14 @@ class Command:
             elif param.required:
                 raise BadCommand(f"command {type_!r} needs the field {name!r}")
         return fields
+
+
+@functools.cache
+def _event_types(cls: type[Game]) -> tuple[str, ...]:
+    """Game.event_types, found once per class (a scan of the class: ~30 µs a `?type=` page)."""
+    return tuple(sorted(name for name in dir(cls) if name != "Event"
+                        and isinstance(getattr(cls, name, None), type)
+                        and issubclass(getattr(cls, name), Game.Event)))
 
 
 def check_seed(seed: Any) -> None:
@@ -423,9 +432,7 @@ class Game(Aggregate):
     @classmethod
     def event_types(cls) -> list[str]:
         """The name of every event this game records (its own and the shared ones), sorted."""
-        return sorted(name for name in dir(cls) if name != "Event"
-                      and isinstance(getattr(cls, name, None), type)
-                      and issubclass(getattr(cls, name), Game.Event))
+        return list(_event_types(cls))
 
     def _link(self, event_class: Any, fields: dict[str, Any]) -> tuple[Any, str, str]:
         """The next event's timestamp, previous hash and hash (the chain of docs/api.md)."""
