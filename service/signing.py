@@ -10,6 +10,7 @@ hex of its DER public key, the fingerprint an arbiter compares (`gruft key`, `ke
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -81,6 +82,7 @@ def public_pem(key: Ed25519PublicKey) -> str:
                             serialization.PublicFormat.SubjectPublicKeyInfo).decode("ascii")
 
 
+@functools.lru_cache(maxsize=64)  # every export and verification asks again for the same key
 def key_id(public_key_pem: str) -> str:
     """A public key's fingerprint: SHA-256 hex of its DER encoding (ValueError if no key)."""
     try:
