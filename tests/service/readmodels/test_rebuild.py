@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
@@ -24,7 +26,12 @@ def test_rebuild_from_the_log_equals_the_views_kept_incrementally(populated, cap
     assert incremental["games"] and incremental["stats"] and incremental["metrics"]
     sqlite = populated.env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
     cli = ["projections", "rebuild", "--db", populated.env.get("SQLITE_DBNAME", "")]
-    # Fail to rebuild while a runner (here the API worker's own) holds the lock
+    # Fail to rebuild while a runner (here the API worker's own) holds the lock: awaited, since
+    # its thread takes the lock on its own time (catch_up may answer before it has, under load)
+    deadline = time.monotonic() + 20
+    while side.embedded.runner is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert side.embedded.runner is not None, "the worker's runner never took the lock"
     if sqlite:
         assert main([*cli, "--lock-wait", "0.2"]) == 3
         assert "holds the lock" in capsys.readouterr().err
