@@ -502,6 +502,8 @@ class Game(Aggregate):
                salt: str | None) -> Game:
         """A fork as it is recorded: its creation, then the table it carries (the verifier
         re-runs a fork's document from here; `gruft verify --parent` checks the table)."""
+        players = cls.check_players(players, recorded=True)  # as `start` checks them
+        options = cls.check_options(options or {}, len(players))
         check_seed(seed)
         check_salt(salt)
         if not isinstance(table, dict) or not isinstance(parent, dict):

@@ -151,6 +151,23 @@ def test_a_fork_with_another_table_than_its_parents_is_caught_by_the_parent(fami
     assert not verdict.valid
 
 
+@pytest.mark.parametrize("players", [None, ["Ann", "Ann"], ["Ann"]])
+def test_a_fork_seated_against_the_rules_is_named_not_a_crash(family, signer, players):
+    # Game.forked checks the seats as Game.start does: a forged creation with no list, twin
+    # names or too few players is a problem of the document, never an exception out of verify.
+    _, fork, _ = family
+    forged = copy.deepcopy(fork)
+    forged["events"][0]["data"]["players"] = players
+    forged["players"] = players
+    prev = forged["seed_commitment"]
+    for record in forged["events"]:
+        record["prev_hash"] = prev
+        record["hash"] = prev = event_hash(prev, record["version"], record["type"],
+                                           record["timestamp"], record["data"])
+    verdict = check(resign(forged, signer), signer)
+    assert not verdict.valid and verdict.problems, verdict
+
+
 def test_a_fork_checked_against_another_game_is_refused(family, client, signer):
     parent, fork, _ = family
     stranger = client.get(f"/games/{finished(client, 'voodoo-prince', 10)['game_id']}/export"
