@@ -109,6 +109,22 @@ def test_a_player_stream_carries_their_own_view(client):
     stream.close()
 
 
+def test_a_seat_stream_carries_its_legal_moves(client):
+    created = new_game(client, "vampiring")
+    gid = created["game_id"]
+    for name, token in created["player_tokens"].items():
+        stream = ClientStream(client, f"/games/{gid}/stream", bearer(token))
+        first = stream.next()
+        # Check each seat's message carries that seat's moves, as /legal-moves answers them.
+        moves = client.get(f"/games/{gid}/legal-moves", headers=bearer(token)).get_json()
+        assert first.data["legal_moves"] == moves["moves"] and moves["moves"], name
+        stream.close()
+    # Check a spectator's message carries none.
+    stream = ClientStream(client, f"/games/{gid}/stream")
+    assert "legal_moves" not in stream.next().data
+    stream.close()
+
+
 def test_a_wide_numeric_seed_and_non_ascii_names_reach_the_stream_intact(client):
     # orjson holds 64-bit integers only: a 200-bit seed (check_seed allows it), shown once the
     # game is over, must still reach a stream, through the json fallback, exactly as /view.

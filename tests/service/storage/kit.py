@@ -156,17 +156,18 @@ def free_for_all(games: Games, caps: dict[str, int], threads: int, seed: int
     return outcomes
 
 
-def racer_process(env: dict[str, str], races: list[tuple[str, dict[str, Any]]],
+def racer_process(env: dict[str, str], races: list[tuple[str, dict[str, Any], int]],
                   caps: dict[str, int], threads: int, seed: int, barrier: Any, results: Any
                   ) -> None:
-    """Process target with its own Application: first, for each (game, command) of `races`,
+    """Process target with its own Application: first, for each (game, command, version the
+    command expects) of `races`,
     load the game together with the other processes and run the command; then `threads`
     threads in a free-for-all on the games of `caps`; last, where its cache says they are."""
     games = Games(env=env)
     gate = Gate(barrier)
     gate_commands(games, gate)
-    raced = [{**attempt(games, UUID(game_id), command), "game_id": game_id}
-             for game_id, command in races]
+    raced = [{**attempt(games, UUID(game_id), command, expected_version=version),
+              "game_id": game_id} for game_id, command, version in races]
     gate.barrier = None
     barrier.wait(BARRIER_TIMEOUT)
     played = free_for_all(games, caps, threads, seed)

@@ -1,9 +1,11 @@
 """Many writers racing on one game, on SQLite and on PostgreSQL.
 
 Threads in one process (on one Application and on two sharing the store) and several
-processes (spawned, each building its own Application): every version is won by exactly one
-command, every other answers Conflict (409), no event is lost, duplicated or half-written, the
-hash chain stays intact, and no loser's work reaches any cache.
+processes (spawned, each building its own Application), each command sent with the
+expected_version it chose from: every version is won by exactly one command, every other answers
+Conflict (409), no event is lost, duplicated or half-written, the hash chain stays intact, and no
+loser's work reaches any cache. (Without expected_version a command is never refused for a lost
+race: tests/service/storage/test_simultaneous.py.)
 """
 
 from __future__ import annotations
@@ -71,12 +73,14 @@ def check_free_for_all(apps: list[Games], game_ids: list[UUID], first: dict[UUID
             assert state_of(app.game(game_id)) == state_of(fresh(app, game_id))
 
 
-def race_threads(apps: list[Games], gate: Gate, game_id: UUID, commands: list[dict[str, Any]]
-                 ) -> list[dict[str, Any]]:
-    """One thread per command, spread over the Applications, all loading the same version."""
+def race_threads(apps: list[Games], gate: Gate, game_id: UUID, commands: list[dict[str, Any]],
+                 version: int) -> list[dict[str, Any]]:
+    """One thread per command, spread over the Applications, all loading the same version and
+    expecting it."""
     gate.barrier = threading.Barrier(len(commands))
     outcomes: list[dict[str, Any]] = []
-    run_threads([lambda i=i: outcomes.append(attempt(apps[i % len(apps)], game_id, commands[i]))
+    run_threads([lambda i=i: outcomes.append(attempt(apps[i % len(apps)], game_id, commands[i],
+                                                     expected_version=version))
                  for i in range(len(commands))])
     gate.barrier = None
     return outcomes
@@ -97,7 +101,7 @@ def test_threads_race_for_one_version(make_games):
             app.game(game_id)  # cached at this version in both
         commands = distinct_commands(game, RACERS)
         # Check every racer loads the same version, then exactly one of them stores it.
-        outcomes = race_threads(apps, gate, game_id, commands)
+        outcomes = race_threads(apps, gate, game_id, commands, game.version)
         check_one_winner([setup, *apps], game_id, game.version, outcomes)
         # Check the game goes on from the winner's version in every Application.
         advance(apps[1], game_id, random.Random(n), 2)
@@ -146,7 +150,7 @@ def test_processes_race(storage_env, make_games):
         game = setup.game(game_id)
         raced[game_id] = game.version
         for racer, command in enumerate(distinct_commands(game, PROCESSES)):
-            races[racer].append((str(game_id), command))
+            races[racer].append((str(game_id), command, game.version))
     played = [new_game(setup, key, seed=20 + n) for n, key in enumerate(available_games())]
     first = {g: setup.game(g).version for g in played}  # cached here: to be fast-forwarded
     caps = {str(g): v + EXTRA for g, v in first.items()}
