@@ -2,8 +2,8 @@
 Unicode; no NUL byte in a body's text or in a URL.
 
 Every JSON body — webargs' schemas, the replay documents, Flask's own ``get_json`` — is parsed
-here, so hostile input (deep nesting, 5,000-digit numbers, lone surrogates, NaN, NUL, a chunked
-body past the bound) is a 400 or 413 in the error shape before any schema, hash or store sees it.
+here, so hostile input (deep nesting, 5,000-digit numbers, lone surrogates, NaN, NUL, a key twice
+in one object, a chunked body past the bound) is a 400 or 413 in the error shape before any schema, hash or store sees it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from api.limits import setting
+from domain.core.chain import DuplicateKey, strict_loads
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: commands and setups are a few hundred bytes
 # Replay documents (verify, import). The largest export measured at the options' limits: a
@@ -45,10 +46,12 @@ def parse(data: bytes | str) -> Any:
     """A JSON body as Python values, or BodyError / json.JSONDecodeError saying what is wrong."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data  # RFC 8259: UTF-8
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = strict_loads(text, parse_constant=_no_constant)  # a key twice: 400
     except RecursionError:
         raise BodyError(f"the body nests deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError:
+        raise
+    except DuplicateKey:
         raise
     except ValueError as exc:  # int(): "Exceeds the limit (4300 digits) ..."
         if "digits" in str(exc):

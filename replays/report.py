@@ -21,9 +21,10 @@ from uuid import UUID
 
 from domain import GAMES, describe_events, game_class
 from domain.core import Viewer
+from domain.core.chain import DuplicateKey
 from replays.document import Verdict, describe, verify
 from replays.terminal import result_text
-from replays.verify import exit_code, read_inputs
+from replays.verify import INVALID, exit_code, read_inputs
 from service.signing import check_signature
 
 AROUND = 5  # events told before and after the step
@@ -49,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     """Read, verify, write the page; the exit status says the verdict."""
     try:
         document, trusted = read_inputs(args)
+    except DuplicateKey as exc:  # invalid: no page can say which of the two keys counts
+        print(f"gruft report: {args.file} is invalid: {exc}", file=sys.stderr)
+        return INVALID
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         print(f"gruft report: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2

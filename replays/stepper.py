@@ -22,6 +22,7 @@ from uuid import UUID
 
 from domain import game_class
 from domain.core import Game
+from domain.core.chain import strict_loads
 from domain.core.eventfilter import UNITS, matching, units
 from replays.document import describe, verify
 from replays.terminal import reader_left
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"gruft replay: cannot read the key {args.key}: {exc}", file=sys.stderr)
         return 2
     try:
-        document = json.loads(Path(args.file).read_text("utf-8"))
+        document = strict_loads(Path(args.file).read_text("utf-8"))  # a key twice: refused
         states = rebuild_states(document)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         print(f"gruft replay: cannot read {args.file}: {exc}", file=sys.stderr)

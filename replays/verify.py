@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from domain.core.chain import DuplicateKey, strict_loads
 from replays.document import Verdict, check_fork, describe, verify
 from replays.terminal import reader_left, result_text
 from service.signing import check_signature
@@ -44,9 +45,17 @@ def exit_code(verdict: Verdict) -> int:
 
 
 def read_inputs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
-    """The document (FILE, or - for standard input) and the trusted keys (--key, else None)."""
+    """The document (FILE, or - for standard input) and the trusted keys (--key, else None);
+    DuplicateKey for a document with a key twice in one object (invalid, whatever else it says)."""
     text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-    return json.loads(text), trusted_keys(args)
+    return strict_loads(text), trusted_keys(args)
+
+
+def duplicate_verdict(exc: DuplicateKey) -> Verdict:
+    """The verdict on a document with a duplicate key: invalid, nothing else checked."""
+    verdict = Verdict()
+    verdict.add(None, "duplicate_key", f"{exc}: readers disagree on which one counts")
+    return verdict
 
 
 def trusted_keys(args: argparse.Namespace) -> list[str] | None:
@@ -58,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     """Verify and report; the exit status says the verdict."""
     try:
         document, trusted = read_inputs(args)
-        parent = json.loads(Path(args.parent).read_text("utf-8")) if args.parent else None
+        parent = strict_loads(Path(args.parent).read_text("utf-8")) if args.parent else None
+    except DuplicateKey as exc:
+        return _print(args, {}, duplicate_verdict(exc))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         print(f"gruft verify: cannot read {exc.filename if isinstance(exc, OSError) else args.file}"
               f": {exc}", file=sys.stderr)
@@ -68,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
                              check_signature=check_signature)
     else:
         verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
+    return _print(args, document, verdict)
+
+
+def _print(args: argparse.Namespace, document: Any, verdict: Verdict) -> int:
     code = exit_code(verdict)
     try:
         if args.json:

@@ -87,3 +87,25 @@ def event_record(event: Any) -> dict:
         "prev_hash": event.prev_hash,
         "hash": event.hash,
     }
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names the same key twice: readers disagree on which one counts."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise DuplicateKey(f"the key {twice[:60]!r} appears twice in one object")
+    return found
+
+
+def strict_loads(text: str | bytes, **kwargs: Any) -> Any:
+    """JSON text as Python values, refusing any object with a duplicate key (DuplicateKey).
+
+    Python's reader keeps the last of two equal keys, others keep the first: a signed document
+    with a second `final` would tell two readers two results (docs/auditing.md).
+    """
+    return json.loads(text, object_pairs_hook=_unique_keys, **kwargs)
