@@ -1,7 +1,7 @@
 # Two entry points (see README): `make serve` and `make test`. Both set up what they need:
 # serving installs gruft alone (SQLite; no test, benchmark or PostgreSQL packages), the tests
 # install the `test` extra too (PostgreSQL support, the benchmark's, pytest, Playwright, ruff).
-.PHONY: serve test setup lint
+.PHONY: serve test setup lint messages
 PYTHON ?= python3
 VENV := .venv
 SERVE_STAMP := $(VENV)/.installed-serve
@@ -29,3 +29,12 @@ test: $(TEST_STAMP)
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
+
+# The catalogs: extract every marked message (babel.cfg) and merge it into each language's .po;
+# then translate the new entries (docs/translating.md). The .mo files compile on app start.
+KEYWORDS := -k t -k tn:1,2 -k translate
+messages: $(TEST_STAMP)
+	$(VENV)/bin/pybabel extract -F babel.cfg $(KEYWORDS) -w 100 --sort-by-file \
+		--project gruft -o api/translations/messages.pot .
+	$(VENV)/bin/pybabel update -i api/translations/messages.pot -d api/translations \
+		-w 100 --no-fuzzy-matching --ignore-obsolete

@@ -18,6 +18,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         cors,
         docs,
         games,
+        i18n,
         inputs,
         limits,
         live,
@@ -45,6 +46,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     if test_config:
         app.config.from_mapping(test_config)
+    i18n.init_app(app)  # the language of pages and messages: ?lang=, Accept-Language, English
     inputs.init_app(app)  # bounded bodies and URLs; before the JSON provider's options below
     app.json.sort_keys = False
     env = app.config["GRUFT_ENV"]

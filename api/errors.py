@@ -42,6 +42,12 @@ class ContractParser(FlaskParser):
     DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
                                    "query": RAISE, "querystring": RAISE}
 
+    def load_querystring(self, req, schema):
+        # ?lang= chooses the language of any answer (api/i18n.py), so no route refuses it.
+        args = req.args.copy()
+        args.poplist("lang")
+        return self._makeproxy(args, schema)
+
     def _raw_load_json(self, req):
         # The one bounded reader of api.inputs (depth, digits, surrogates, chunked size).
         if not is_json_request(req) or not req.get_data(cache=True):

@@ -38,7 +38,24 @@ def contract(spec: dict[str, Any]) -> dict[str, Any]:
     if "Document" in schemas:  # the formats verification and import take
         schemas["Document"]["properties"]["format_version"]["enum"] = list(FORMAT_VERSIONS)
     _links(spec.get("paths", {}))
+    _languages(spec)
     return spec
+
+
+def _languages(spec: dict[str, Any]) -> None:
+    """Every operation takes ?lang= (api/i18n.py): the language of its messages and pages."""
+    from api.i18n import LANGUAGES
+
+    spec.setdefault("components", {}).setdefault("parameters", {})["Lang"] = {
+        "in": "query", "name": "lang", "required": False,
+        "schema": {"type": "string", "enum": list(LANGUAGES)},
+        "description": "the language of error messages and pages (else Accept-Language, else "
+                       "English); codes, rules, keys and event types never change"}
+    for operations in spec.get("paths", {}).values():
+        for method in METHODS:
+            if method in operations:
+                operations[method].setdefault("parameters", []).append(
+                    {"$ref": "#/components/parameters/Lang"})
 
 
 def _per_game(create: dict[str, Any]) -> None:
