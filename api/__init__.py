@@ -26,6 +26,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         replays,
         request_log,
         stats,
+        verifying,
         viewer,
     )
     from api.errors import GruftApi, register_error_handlers
@@ -64,6 +65,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for resource in (games, live, replays, arbiter, stats, viewer, play):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
+    verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
     cors.init_app(app)  # GRUFT_CORS_ORIGINS: web clients on other origins (none by default)

@@ -18,6 +18,7 @@ blp = GruftBlueprint("games", __name__, description="Games, their commands, view
 
 ERRORS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
           409: "conflict", 422: "not_your_turn or illegal_move",
+          429: "rate_limited: past a per-address limit; retry after Retry-After",
           503: "unavailable: the store stayed busy, nothing was written; retry after Retry-After"}
 
 

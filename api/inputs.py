@@ -32,6 +32,15 @@ MAX_DEPTH = 32
 # A \uD800-\uDFFF or \u0000 escape: only such an escape can put a surrogate into parsed text,
 # since the body itself is decoded as strict UTF-8 (and a raw NUL is not valid JSON text).
 _SUSPECT_ESCAPE = re.compile(r"\\u(?:[dD][89abcdefABCDEF]|0000)")
+# What parsing costs (issue 23, item 1): about 3 bytes a byte of text, and per value CPython's
+# objects — a dict or a list ~72 bytes, a string ~50, any value's slot ~32. Estimated from byte
+# counts before parsing, so `[{},{},…]` (46 times its size once parsed) is refused unparsed,
+# while exports (4.4–6.4 times; tests/api/test_verify_bounds.py) stay well under the bound.
+MAX_COST_RATIO = 10
+COST_ALLOWANCE = 256 << 10  # small bodies: `{"a":1}` is dear per byte and cheap in all
+
+
+_END = object()
 
 
 class BodyError(ValueError):
@@ -42,8 +51,18 @@ def _no_constant(name: str) -> Any:
     raise BodyError(f"{name} is not a JSON number")
 
 
+def parsing_cost(data: bytes) -> int:
+    """An upper estimate of the bytes parsing `data` takes (MAX_COST_RATIO bounds it)."""
+    return (3 * len(data) + 72 * (data.count(b"{") + data.count(b"[")) + 32 * data.count(b",")
+            + 25 * data.count(b'"'))
+
+
 def parse(data: bytes | str) -> Any:
     """A JSON body as Python values, or BodyError / json.JSONDecodeError saying what is wrong."""
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    if parsing_cost(raw) > MAX_COST_RATIO * len(raw) + COST_ALLOWANCE:
+        raise BodyError("the body holds more JSON values than its size allows (at most about "
+                        f"{MAX_COST_RATIO} times its size in memory once read)")
     text = data.decode("utf-8") if isinstance(data, bytes) else data  # RFC 8259: UTF-8
     try:
         value = strict_loads(text, parse_constant=_no_constant)  # a key twice: 400
@@ -63,23 +82,27 @@ def parse(data: bytes | str) -> Any:
 
 def _check_tree(value: Any, suspect: bool) -> None:
     """Bounded depth; no lone surrogate (it cannot be hashed) and no NUL (PostgreSQL text cannot
-    hold it) in any key or string."""
-    stack = [(value, 1)]
+    hold it) in any key or string. The walk keeps one iterator a level, never a list of a
+    level's children (a list of a million dicts would cost another 64 bytes a dict)."""
+    stack = [iter((value,))]
     while stack:
-        node, depth = stack.pop()
+        node = next(stack[-1], _END)
+        if node is _END:
+            stack.pop()
+            continue
         if isinstance(node, dict):
-            children = node.values()
             if suspect:
                 _check_texts(node.keys())
+            children = node.values()
         elif isinstance(node, list):
             children = node
         else:
             continue
-        if depth > MAX_DEPTH:
+        if len(stack) > MAX_DEPTH:
             raise BodyError(f"the body nests deeper than {MAX_DEPTH} levels")
         if suspect:
             _check_texts(c for c in children if isinstance(c, str))
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+        stack.append(iter(children))
     if suspect and isinstance(value, str):
         _check_texts([value])
 
@@ -95,8 +118,9 @@ def _check_texts(texts) -> None:
                             "Unicode character") from None
 
 
-def request_json() -> Any:
-    """This request's JSON body; BadRequest (400) or RequestEntityTooLarge (413) if unacceptable."""
+def request_bytes() -> bytes:
+    """This request's body, unparsed; RequestEntityTooLarge (413) past its bound, BadRequest
+    (400) if empty."""
     data = request.get_data(cache=True)
     limit = request.max_content_length
     if request.content_length is None and limit is not None and len(data) >= limit:
@@ -104,12 +128,22 @@ def request_json() -> Any:
         raise RequestEntityTooLarge()
     if not data:
         raise BadRequest("the body must be JSON")
+    return data
+
+
+def parse_body(data: bytes) -> Any:
+    """parse, its complaints as BadRequest (400)."""
     try:
         return parse(data)
     except UnicodeDecodeError:
         raise BadRequest("the body is not UTF-8") from None
     except ValueError as exc:  # BodyError, json.JSONDecodeError
         raise BadRequest(f"Invalid JSON body: {exc}") from None
+
+
+def request_json() -> Any:
+    """This request's JSON body; BadRequest (400) or RequestEntityTooLarge (413) if unacceptable."""
+    return parse_body(request_bytes())
 
 
 class BoundedJSONProvider(DefaultJSONProvider):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from flask import current_app
+from flask import current_app, request
 from flask.views import MethodView
 
 from api import schemas
 from api.errors import GruftBlueprint, error_response
 from api.games import documented as _documented
 from api.games import games, viewer
-from api.inputs import request_json
+from api.inputs import parse_body, request_bytes
+from api.verifying import verifier
 from replays.document import build_document, describe, verify
 from service.signing import SigningKey, check_signature
 
@@ -26,9 +27,11 @@ def check(document: dict):
     return verify(document, trusted_keys=signing_key().ring, check_signature=check_signature)
 
 
-def json_body() -> object:
-    """The raw JSON body (a document is checked by the verifier, not by a schema)."""
-    return request_json()  # bounded as every body is (api.inputs)
+def verdict_of_body() -> dict:
+    """The verdict on this request's document, verified under the worker's bound (api.verifying):
+    the raw body (bounded as every body is, api.inputs) is parsed where it is verified."""
+    with verifier().gate.slot(request.remote_addr or ""):
+        return verifier().verdict(request_bytes(), signing_key().ring)
 
 
 @blp.route("/games/<game_id>/export")
@@ -47,24 +50,28 @@ class Export(MethodView):
 class VerifyReplay(MethodView):
     @blp.doc(requestBody={"content": {"application/json": {"schema": schemas.Document}}})
     @blp.response(200, schemas.Verdict)
-    @_documented(400)
+    @_documented(400, 429, 503)
     def post(self):
         """Re-run a replay document through the rules; check its chain, seed and signature."""
-        return check(json_body()).as_json()
+        return verdict_of_body()
 
 
 @blp.route("/games/import")
 class ImportReplay(MethodView):
     @blp.doc(requestBody={"content": {"application/json": {"schema": schemas.Document}}})
     @blp.response(201, schemas.CreatedGame)
-    @_documented(400, 422)
+    @_documented(400, 422, 429, 503)
     def post(self):
         """Create a game from a valid replay document; a forged one is refused, nothing stored."""
-        document = json_body()
-        verdict = check(document)
-        if not verdict.valid:
-            first = verdict.problems[0]
+        verdict = verdict_of_body()
+        if not verdict["valid"]:
+            first = verdict["problems"][0]
             return error_response(422, "invalid_replay", describe(first))  # "version N: …"
+        # Valid, so signed by this server: a document it made, read again here for its game.
+        document = parse_body(request_bytes())
+        verdict = check(document)
+        if not verdict.valid:  # the ring rotated between the two readings
+            return error_response(422, "invalid_replay", describe(verdict.problems[0]))
         return games().store_imported(  # a NewGame, dumped by CreatedGame
             verdict.game, document.get("annotations"))
 
