@@ -18,6 +18,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         cors,
         docs,
         games,
+        headers,
         i18n,
         inputs,
         limits,
@@ -68,6 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
+    headers.init_app(app)  # nosniff everywhere, /docs's Content-Security-Policy
     cors.init_app(app)  # GRUFT_CORS_ORIGINS: web clients on other origins (none by default)
     live.init_app(app)  # a served worker ends its streams when told to stop
     register_error_handlers(app)
