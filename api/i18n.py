@@ -107,11 +107,14 @@ def script_catalog(lang: str) -> dict[str, Any]:
             for message in catalog:
                 if not message.id or not any(f.startswith(SCRIPTS) for f, _ in message.locations):
                     continue
+                key = message.id[0] if message.pluralizable else message.id
+                if message.context:  # as gettext keys it, and pt() in i18n.js
+                    key = f"{message.context}\x04{key}"
                 if message.pluralizable:
                     if all(message.string):
-                        messages[message.id[0]] = list(message.string)
+                        messages[key] = list(message.string)
                 elif message.string:
-                    messages[message.id] = message.string
+                    messages[key] = message.string
         _SCRIPT_CATALOGS[lang] = {"lang": lang, "messages": messages}
     return _SCRIPT_CATALOGS[lang]
 

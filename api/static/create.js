@@ -1,11 +1,16 @@
 // The game list's form to start a game: POST /games, then the host's play page with the links.
 // The creation answer (host and player tokens) is kept in this tab's sessionStorage only: the
 // server keeps no token, so this tab is where the invitation links can be shown.
-import { el } from "./tables.js";
+import { t } from "./i18n.js";
+import { botWords, el } from "./tables.js";
 
 const setup = JSON.parse(document.getElementById("new-game-data").textContent);
 const $ = (id) => document.getElementById(id);
 const NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kai", "Lu"];
+
+// The games' options in words (their keys stay the API's).
+const OPTION_WORDS = { phases: t("phases"), rounds: t("rounds"), variant: t("variant"), max_turns: t("most turns") };
+const CHOICE_WORDS = { castle: t("castle"), mansion: t("mansion") };
 
 function chosen() {
   return setup.games[$("new-game-key").value];
@@ -23,10 +28,10 @@ function drawSeats() {
     name: li.querySelector("input").value, who: li.querySelector("select").value }));
   const rows = Array.from({ length: n }, (_, i) => {
     const name = el("input", { name: `player-${i}`, "data-seat": i, maxlength: 40, required: true,
-      value: kept[i] ? kept[i].name : NAMES[i], "aria-label": `name of seat ${i + 1}` });
-    const who = el("select", { name: `bot-${i}`, "data-seat-bot": i, "aria-label": `who plays seat ${i + 1}` },
-      el("option", { value: "" }, "a person (invitation link)"),
-      setup.bots.map((kind) => el("option", { value: kind }, `the server: ${kind} bot`)));
+      value: kept[i] ? kept[i].name : NAMES[i], "aria-label": t("name of seat %(n)s", { n: i + 1 }) });
+    const who = el("select", { name: `bot-${i}`, "data-seat-bot": i, "aria-label": t("who plays seat %(n)s", { n: i + 1 }) },
+      el("option", { value: "" }, t("a person (invitation link)")),
+      setup.bots.map((kind) => el("option", { value: kind }, t("the server: %(kind)s bot", { kind: botWords(kind) }))));
     who.value = kept[i] ? kept[i].who : "";
     return el("li", {}, name, who);
   });
@@ -40,13 +45,13 @@ function drawOptions() {
     const value = short && name in g.short_options ? g.short_options[name] : o.default;
     let input;
     if (o.choices.length) {
-      input = el("select", { name, "data-option": name }, o.choices.map((c) => el("option", { value: c }, c)));
+      input = el("select", { name, "data-option": name }, o.choices.map((c) => el("option", { value: c }, CHOICE_WORDS[c] || c)));
       input.value = value;
     } else {
       input = el("input", { type: "number", inputmode: "numeric", name, "data-option": name, min: o.low, max: o.high,
-        value: value === null ? "" : value, placeholder: o.nullable ? "no limit" : "", required: !o.nullable });
+        value: value === null ? "" : value, placeholder: o.nullable ? t("no limit") : "", required: !o.nullable });
     }
-    return el("label", {}, name.replace("_", " "), input);
+    return el("label", {}, OPTION_WORDS[name] || name.replace("_", " "), input);
   });
   $("new-options").replaceChildren(...fields);
   $("new-options-box").hidden = !fields.length;
@@ -95,7 +100,7 @@ $("create-form").addEventListener("submit", async (e) => {
     sessionStorage.setItem(`gruft.invites.${id}`, JSON.stringify({ player_tokens: answer.player_tokens, bots: request.bots || {} }));
     window.location.assign(`${setup.games_url}${encodeURIComponent(id)}/play`);
   } catch (error) {
-    problem(`Could not reach the server: ${error.message}`);
+    problem(t("Could not reach the server: %(problem)s", { problem: error.message }));
   } finally {
     $("create").disabled = false;
   }

@@ -18,6 +18,13 @@ export function t(message, params = {}) {
   return fill(typeof found === "string" && found ? found : message, params);
 }
 
+// A message whose words depend on the game (a "round" is a "tour" in Vampire Queen's French
+// rulebook, a "manche" in Voodoo Prince's): gettext's context, here the game's key.
+export function pt(context, message, params = {}) {
+  const found = messages[`${context}\u0004${message}`];
+  return fill(typeof found === "string" && found ? found : message, params);
+}
+
 // A message with a singular and a plural, chosen by `n` as the language counts (French: 0 is
 // singular); `n` is also the placeholder %(n)s.
 export function tn(singular, plural, n, params = {}) {

@@ -1,6 +1,7 @@
 // The play page: one seat's table (or a spectator's, or the host's), its legal moves as buttons,
 // everything updated live from GET /games/{id}/stream. Built with textContent, never innerHTML.
-import { card, el, kindOf, renderTable, scoreboard } from "./tables.js";
+import { t, tn } from "./i18n.js";
+import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -25,7 +26,7 @@ function readSeat() {
       sessionStorage.setItem(SEAT_KEY, JSON.stringify(seat));
       return seat;
     }
-    showProblem("That invitation link is not valid for this game: you are watching as a spectator.");
+    showProblem(t("That invitation link is not valid for this game: you are watching as a spectator."));
     return null;
   }
   try {
@@ -133,7 +134,7 @@ function startPolling() {
       if (view.version > game.version) await catchUpLog(view.version);
       applyView(view);
     } catch (error) {
-      showProblem(`Lost touch with the server: ${error.message}`);
+      showProblem(t("Lost touch with the server: %(problem)s", { problem: error.message }));
     }
     if (!game.view || !FINAL.has(game.view.status)) game.poll = setTimeout(step, 1000);
   };
@@ -172,7 +173,7 @@ function applyView(view) {
   if (!changed) return;
   root.dataset.status = view.status;
   root.dataset.version = String(view.version);
-  $("status").textContent = view.status.replace("_", " ");
+  $("status").textContent = statusWords(view.status);
   $("status").className = `status status-${view.status}`;
   drawTable();
   drawScores();
@@ -245,14 +246,15 @@ function drawResult() {
   }
   box.hidden = false;
   if (v.status === "aborted") {
-    box.textContent = "The host aborted this game: nothing further is played, nobody wins.";
+    box.textContent = t("The host aborted this game: nothing further is played, nobody wins.");
   } else if (v.winners.length) {
     const mine = you && v.winners.includes(you);
-    box.textContent = mine ? `You won! (${v.winners.join(", ")})` : `Game over: ${v.winners.join(", ")} won.`;
+    box.textContent = mine ? t("You won! (%(winners)s)", { winners: v.winners.join(", ") })
+      : tn("Game over: %(winners)s won.", "Game over: %(winners)s won.", v.winners.length, { winners: v.winners.join(", ") });
   } else {
-    box.textContent = "Game over: nobody won.";
+    box.textContent = t("Game over: nobody won.");
   }
-  $("replay-link").textContent = "Watch the replay";
+  $("replay-link").textContent = t("Watch the replay");
 }
 
 // -- the event log -------------------------------------------------------------------------------
@@ -267,7 +269,7 @@ function logEvent(event) {
   if (d.player) bits.push(d.player);
   for (const [key, value] of Object.entries(d)) {
     if (key === "player" || value === null || typeof value === "object" || String(value).length > 24) continue;
-    bits.push(`${key.replace(/_/g, " ")} ${value}`);
+    bits.push(`${fieldWords(key)} ${value}`);
   }
   for (const key of ["card", "cards"]) if (Array.isArray(d[key])) bits.push(d[key].join(" "));
   const item = el("li", { "data-version": event.version, "data-type": event.type },
@@ -280,7 +282,13 @@ function logEvent(event) {
   while (list.children.length > 200) list.lastElementChild.remove();
 }
 
-const words = (type) => type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().replace(/^./, (c) => c.toUpperCase());
+const FIELD_WORDS = {
+  trump: t("trump"), phase: t("phase"), round: t("round"), turn: t("turn"), winner: t("winner"), taker: t("taker"),
+  location: t("location"), colour: t("colour"), count: t("count"), reason: t("reason"), start: t("start"),
+  dealer: t("dealer"), value: t("value"), forced: t("forced"), leader: t("leader"),
+};
+const fieldWords = (key) => FIELD_WORDS[key] || key.replace(/_/g, " ");
+const words = eventWords;
 
 // -- whose turn, and the moves -------------------------------------------------------------------
 
@@ -293,26 +301,27 @@ function refreshTurn() {
   const v = game.view;
   if (!you) {
     $("turn-panel").hidden = true;
-    const waiting = v.status === "in_progress" && v.to_act.length ? ` — waiting for ${v.to_act.join(", ")}` : "";
-    $("who").textContent = `${host ? "host" : "spectator"}${waiting}`;
+    const role = host ? t("host") : t("spectator");
+    $("who").textContent = v.status === "in_progress" && v.to_act.length
+      ? t("%(role)s — waiting for %(players)s", { role, players: v.to_act.join(", ") }) : role;
     return;
   }
   $("turn-panel").hidden = false;
   drawHand();
   if (v.status !== "in_progress") {
     setMoves([], null, "over");
-    $("prompt").textContent = "The game is over.";
-    $("who").textContent = `you are ${you}`;
+    $("prompt").textContent = t("The game is over.");
+    $("who").textContent = t("you are %(name)s", { name: you });
     return;
   }
   if (!myTurn()) {
     setMoves([], null, "waiting");
     const others = v.to_act.filter((p) => p !== you);
-    $("prompt").textContent = others.length ? `Waiting for ${others.join(", ")}…` : "Waiting…";
-    $("who").textContent = `you are ${you}`;
+    $("prompt").textContent = others.length ? t("Waiting for %(players)s…", { players: others.join(", ") }) : t("Waiting…");
+    $("who").textContent = t("you are %(name)s", { name: you });
     return;
   }
-  $("who").textContent = `you are ${you} — your turn`;
+  $("who").textContent = t("you are %(name)s — your turn", { name: you });
   $("prompt").textContent = turnPrompt();
   if (game.awaiting) {
     setMoves(game.moves, game.previews, "sending");
@@ -326,15 +335,15 @@ function turnPrompt() {
   switch (kindOf(v.game)) {
     case "VoodooPrince":
       return v.state.trump === null && !v.state.trick.length && v.state.dealer === you
-        ? "Your turn: choose the trump colour." : "Your turn: play a card (tap it in your hand, or a button).";
+        ? t("Your turn: choose the trump colour.") : t("Your turn: play a card (tap it in your hand, or a button).");
     case "VampireQueen":
-      return "Your turn: play cards of one value (pick them in your hand, then Play), or pass.";
+      return t("Your turn: play cards of one value (pick them in your hand, then Play), or pass.");
     case "Vampir":
-      return v.state.step === "discard_or_hunt" ? "You drew: discard a card or lay a hunt." : "Your turn: draw a card, or collect a location.";
+      return v.state.step === "discard_or_hunt" ? t("You drew: discard a card or lay a hunt.") : t("Your turn: draw a card, or collect a location.");
     case "VampiRing":
-      return "Your move: pick a metamorphosis and a direction, see where your vampires land, then confirm.";
+      return t("Your move: pick a metamorphosis and a direction, see where your vampires land, then confirm.");
     default:
-      return "Your turn.";
+      return t("Your turn.");
   }
 }
 
@@ -383,27 +392,27 @@ function chips(cards) {
   return el("span", { class: "chips" }, cards.map((c) => card(data.game, c, "chip-card")));
 }
 
-const VP_COLOURS = { R: "red", B: "blue", G: "green", Y: "yellow", P: "purple" };
-const SHAPE = { M: "Man", W: "Wolf", B: "Bat" };
+const SHAPE = { M: t("Man"), W: t("Wolf"), B: t("Bat") };
 const CHANGE = { a: { M: "W", W: "B", B: "M" }, b: { M: "B", B: "W", W: "M" } };
-const TURNING = { cw: "clockwise ↻", ccw: "anticlockwise ↺" };
+const TURNING = { cw: t("clockwise ↻"), ccw: t("anticlockwise ↺") };
 
 function moveLabel(move) {
   switch (move.type) {
     case "play":
-      return move.card ? ["Play ", chips([move.card])] : ["Play ", chips(move.cards)];
+      return [`${t("Play")} `, chips(move.card ? [move.card] : move.cards)];
     case "pass":
-      return ["Pass"];
+      return [t("Pass")];
     case "choose_trump":
-      return ["Trump: ", el("span", { class: `chip vp-${move.trump}` }, VP_COLOURS[move.trump] || move.trump)];
+      return [`${t("Trump:")} `, el("span", { class: `chip vp-${move.trump}` }, VP_COLOURS[move.trump] ? vpColour(move.trump) : move.trump)];
     case "draw":
-      return ["Draw a card"];
+      return [t("Draw a card")];
     case "discard":
-      return ["Discard ", chips([move.card]), move.location ? ` to the ${move.location}` : ""];
+      return move.location ? [`${t("Discard")} `, chips([move.card]), ` ${t("to the %(location)s", { location: vaPlace(move.location) })}`]
+        : [`${t("Discard")} `, chips([move.card])];
     case "hunt":
-      return [`Hunt at the ${move.colour} `, chips(move.cards)];
+      return [`${t("Hunt at the %(location)s", { location: vaPlace(move.colour) })} `, chips(move.cards)];
     case "collect":
-      return [`Collect the ${move.location}`, move.cards && move.cards.length ? [" with ", chips(move.cards)] : ""];
+      return [t("Collect the %(location)s", { location: vaPlace(move.location) }), move.cards && move.cards.length ? [` ${t("with")} `, chips(move.cards)] : ""];
     case "move":
       return [el("strong", {}, `${move.metamorphosis.toUpperCase()} `), `${changeWords(move.metamorphosis)}, ${TURNING[move.direction]}`];
     default:
@@ -447,7 +456,7 @@ function showRefusal(error) {
   box.dataset.code = error.code || "";
   box.dataset.rule = error.rule || "";
   box.replaceChildren(
-    el("strong", {}, error.rule ? `Refused — ruling ${error.rule}` : "Refused"),
+    el("strong", {}, error.rule ? t("Refused — ruling %(rule)s", { rule: error.rule }) : t("Refused")),
     el("span", { class: "refusal-message" }, ` ${error.message}`),
   );
   box.hidden = false;
@@ -493,11 +502,11 @@ function drawHand() {
     });
     return button;
   });
-  const parts = [el("h3", {}, `Your hand (${hand.length})`), el("div", { class: "hand-cards" }, cards)];
+  const parts = [el("h3", {}, t("Your hand (%(n)s)", { n: hand.length })), el("div", { class: "hand-cards" }, cards)];
   if (kind === "VampireQueen" && myTurn()) {
     const chosen = [...game.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
     const play = el("button", { type: "button", id: "play-selected", class: "primary" },
-      chosen.length ? ["Play ", chips(chosen)] : "Pick cards to play");
+      chosen.length ? [`${t("Play")} `, chips(chosen)] : t("Pick cards to play"));
     play.disabled = !ready || !chosen.length;
     play.addEventListener("click", () => send({ type: "play", cards: chosen }));
     parts.push(el("div", { class: "compose" }, play));
@@ -534,16 +543,19 @@ function drawPicker(state) {
   const meta = (m) => shapes.map((s) => `${SHAPE[s]}→${SHAPE[CHANGE[m][s]]}`).filter((x, i, all) => all.indexOf(x) === i).join(", ");
   const chosen = chosenMove();
   const confirm = el("button", { type: "button", id: "confirm", class: "primary" },
-    chosen ? ["Confirm ", el("strong", {}, `${chosen.metamorphosis.toUpperCase()} ${TURNING[chosen.direction]}`)] : "Pick both to confirm");
+    chosen ? [`${t("Confirm")} `, el("strong", {}, `${chosen.metamorphosis.toUpperCase()} ${TURNING[chosen.direction]}`)] : t("Pick both to confirm"));
   confirm.disabled = !ready || !chosen;
   confirm.addEventListener("click", () => chosen && send(chosen));
   const preview = previewOf(chosen);
   const summary = preview ? el("ul", { class: "landing-list" }, Object.entries(preview.vampires).map(([vid, v]) => el("li", {
     "data-id": vid, "data-position": v.position },
-  `${SHAPE[v.shape]} lands on #${v.position} (${cardName(v.position)})${v.path.length > 2 ? `, via ${v.path.slice(1, -1).map((p) => `#${p}`).join(" ")}` : ""}`))) : null;
+  v.path.length > 2
+    ? t("%(shape)s lands on #%(position)s (%(card)s), via %(path)s", { shape: SHAPE[v.shape], position: v.position,
+      card: cardName(v.position), path: v.path.slice(1, -1).map((p) => `#${p}`).join(" ") })
+    : t("%(shape)s lands on #%(position)s (%(card)s)", { shape: SHAPE[v.shape], position: v.position, card: cardName(v.position) })))) : null;
   box.replaceChildren(
-    group("Metamorphosis", [["a", `A: ${meta("a")}`], ["b", `B: ${meta("b")}`]], "metamorphosis"),
-    group("Direction", [["cw", TURNING.cw], ["ccw", TURNING.ccw]], "direction"),
+    group(t("Metamorphosis"), [["a", `A: ${meta("a")}`], ["b", `B: ${meta("b")}`]], "metamorphosis"),
+    group(t("Direction"), [["cw", TURNING.cw], ["ccw", TURNING.ccw]], "direction"),
     summary, el("div", { class: "compose" }, confirm));
 }
 
@@ -561,7 +573,7 @@ function previewOf(move) {
 
 function cardName(position) {
   const c = game.view.state.ring[position];
-  return c.startsWith("home:") ? `${c.slice(5)}'s Home` : c;
+  return c.startsWith("home:") ? t("%(name)s's Home", { name: c.slice(5) }) : vrCard(c);
 }
 
 function tryMove(move) {
@@ -588,7 +600,7 @@ function markLandings() {
     if (!target) continue;
     target.classList.add("path", "landing-card");
     target.querySelector(".tokens").append(el("span", { class: "vampire landing", "data-id": vid, "data-shape": v.shape,
-      title: `your ${SHAPE[v.shape]} would land here` }, v.shape));
+      title: t("your %(shape)s would land here", { shape: SHAPE[v.shape] }) }, v.shape));
   }
 }
 
@@ -605,12 +617,10 @@ async function drawHost() {
     kept = null;
   }
   if (!kept) {
-    $("invite-note").textContent = "The invitation links are shown only in the browser tab that created the game: "
-      + "the server keeps no token, only its fingerprint.";
+    $("invite-note").textContent = t("The invitation links are shown only in the browser tab that created the game: the server keeps no token, only its fingerprint.");
     return;
   }
-  $("invite-note").textContent = "Send each player their own link (or let them scan its code). Anyone with a link plays that seat; "
-    + "without one, the page shows the table to watch.";
+  $("invite-note").textContent = t("Send each player their own link (or let them scan its code). Anyone with a link plays that seat; without one, the page shows the table to watch.");
   const bots = kept.bots || {};
   const humans = data.players.filter((p) => !bots[p]);
   let invitations = [];
@@ -622,35 +632,35 @@ async function drawHost() {
       if (!response.ok) throw new Error(errorText(body, response));
       invitations = body.invitations;
     } catch (error) {
-      showProblem(`Could not make the invitation links: ${error.message}`);
+      showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
     }
   }
   const byPlayer = Object.fromEntries(invitations.map((i) => [i.player, i]));
   $("invitations").replaceChildren(...data.players.map((p) => {
     if (bots[p]) {
       return el("li", { class: "invite bot", "data-player": p }, el("span", { class: "invite-name" }, p),
-        el("span", { class: "badge" }, `played by the server (${bots[p]})`));
+        el("span", { class: "badge" }, t("played by the server (%(bot)s)", { bot: botWords(bots[p]) })));
     }
     const inv = byPlayer[p];
     if (!inv) return el("li", { class: "invite", "data-player": p }, el("span", { class: "invite-name" }, p));
-    const field = el("input", { class: "invite-url", readonly: true, value: inv.url, "aria-label": `${p}'s invitation link` });
+    const field = el("input", { class: "invite-url", readonly: true, value: inv.url, "aria-label": t("%(name)s's invitation link", { name: p }) });
     field.addEventListener("focus", () => field.select());
-    const copy = el("button", { type: "button", class: "copy" }, "Copy link");
+    const copy = el("button", { type: "button", class: "copy" }, t("Copy link"));
     copy.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(inv.url); // only on https or localhost
-        copy.textContent = "Copied";
+        copy.textContent = t("Copied");
       } catch {
         field.focus(); // selected: the phone's or the keyboard's own copy takes it
-        copy.textContent = "Selected: copy it";
+        copy.textContent = t("Selected: copy it");
       }
     });
     return el("li", { class: "invite", "data-player": p },
       el("span", { class: "invite-name" }, p),
-      el("a", { class: "invite-link", href: inv.url, "data-invite": p, target: "_blank", rel: "noopener noreferrer" }, "open as " + p),
+      el("a", { class: "invite-link", href: inv.url, "data-invite": p, target: "_blank", rel: "noopener noreferrer" }, t("open as %(name)s", { name: p })),
       field, copy,
-      el("details", { class: "qr" }, el("summary", {}, "QR code"),
-        el("img", { src: inv.qr, alt: `QR code of ${p}'s invitation link`, width: 180, height: 180, "data-qr": p })));
+      el("details", { class: "qr" }, el("summary", {}, t("QR code")),
+        el("img", { src: inv.qr, alt: t("QR code of %(name)s's invitation link", { name: p }), width: 180, height: 180, "data-qr": p })));
   }));
 }
 
@@ -660,19 +670,19 @@ $("abort-form").addEventListener("submit", async (e) => {
   if (!reason) return;
   const response = await fetch(urls.abort, { method: "POST", headers: headers(true), body: JSON.stringify({ reason }) });
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) showProblem(`Could not abort: ${errorText(body, response)}`);
+  if (!response.ok) showProblem(t("Could not abort: %(problem)s", { problem: errorText(body, response) }));
   else applyView(body);
 });
 
 // -- start ----------------------------------------------------------------------------------------
 
-$("who").textContent = you ? `you are ${you}` : host ? "host" : "spectator";
+$("who").textContent = you ? t("you are %(name)s", { name: you }) : host ? t("host") : t("spectator");
 drawHost();
 getJSON(viewUrl()).then(async (view) => {
   applyView(view);
   connect();
   await catchUpLog(view.version).catch(() => {});
 }).catch((error) => {
-  showProblem(`Could not load the game: ${error.message}`);
+  showProblem(t("Could not load the game: %(problem)s", { problem: error.message }));
   connect();
 });

@@ -1,6 +1,7 @@
 // The replay viewer: steps through a game with GET /games/{id}/replay/{n} and draws the table.
 // Everything shown is built with textContent (never innerHTML): names and cards come from users.
-import { el, renderTable, scoreboard } from "./tables.js";
+import { localTime, pt, t, tn } from "./i18n.js";
+import { el, eventWords, renderTable, scoreboard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("viewer-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -38,7 +39,7 @@ function fetchStep(n) {
       if (!response.ok) {
         view.cache.delete(n);
         const message = body.error ? body.error.message : response.statusText;
-        throw new Error(`step ${n}: ${message} (${response.status})`);
+        throw new Error(t("step %(n)s: %(problem)s (%(status)s)", { n, problem: message, status: response.status }));
       }
       return body;
     });
@@ -64,6 +65,9 @@ const items = data.events.map((event) => {
   return item;
 });
 $("events").replaceChildren(...items);
+// The type filter names each type in words (its value stays the type).
+for (const option of $("filter-type").options) if (option.value) option.textContent = eventWords(option.value);
+const NOTE_KINDS = { note: t("note"), ruling: t("ruling") };
 
 // -- finding: filters, matches, the starts of rounds, phases, tricks and turns ---------------
 
@@ -81,7 +85,7 @@ function applyFilters() {
     items[i].classList.toggle("filtered-out", filtering && !hit);
     items[i].classList.toggle("match", filtering && hit);
   });
-  $("match-count").textContent = filtering ? `${count} of ${total} events` : "";
+  $("match-count").textContent = filtering ? tn("%(count)s of %(n)s event", "%(count)s of %(n)s events", total, { count }) : "";
   $("prev-match").disabled = $("next-match").disabled = !filtering || count === 0;
   document.body.classList.toggle("filtering", filtering);
 }
@@ -106,10 +110,10 @@ function showJump() {
 
 function noteItem(note, withStep) {
   const item = el("li", { class: `note-item kind-${note.kind}`, "data-version": note.version, "data-id": note.id },
-    el("span", { class: "note-kind" }, note.kind),
-    withStep ? el("span", { class: "note-step" }, `step ${note.version}`) : null,
+    el("span", { class: "note-kind" }, NOTE_KINDS[note.kind] || note.kind),
+    withStep ? el("span", { class: "note-step" }, t("step %(n)s", { n: note.version })) : null,
     el("span", { class: "note-text" }, note.text),
-    el("span", { class: "note-meta" }, `${note.author}, ${String(note.timestamp || "").slice(0, 19).replace("T", " ")}`));
+    el("span", { class: "note-meta" }, `${note.author === "host" ? t("host") : note.author}, ${note.timestamp ? localTime(note.timestamp) : ""}`));
   if (withStep) item.addEventListener("click", () => { pause(); go(note.version); });
   return item;
 }
@@ -125,20 +129,20 @@ function drawAnnotations() {
     if (old) old.remove();
     const notes = byStep.get(event.version);
     if (notes) {
-      items[i].append(el("span", { class: "ev-notes", title: `${notes.length} note(s) at this step` },
+      items[i].append(el("span", { class: "ev-notes", title: tn("%(n)s note at this step", "%(n)s notes at this step", notes.length) },
         `✎ ${notes.length}`));
     }
   });
   const all = view.annotations.map((note) => noteItem(note, true));
   $("all-notes").replaceChildren(...(all.length
-    ? [el("h2", {}, "Notes and rulings"), el("ol", { class: "notes" }, all)] : []));
+    ? [el("h2", {}, t("Notes and rulings")), el("ol", { class: "notes" }, all)] : []));
   showNotes();
 }
 
 function showNotes() {
   const here = view.annotations.filter((note) => note.version === view.step);
   $("step-notes").replaceChildren(...(here.length
-    ? [el("h2", {}, `Notes and rulings at step ${view.step}`), el("ol", { class: "notes" }, here.map((note) => noteItem(note, false)))]
+    ? [el("h2", {}, t("Notes and rulings at step %(n)s", { n: view.step })), el("ol", { class: "notes" }, here.map((note) => noteItem(note, false)))]
     : []));
   $("step-notes").hidden = here.length === 0;
 }
@@ -177,18 +181,21 @@ function showControls() {
   items.forEach((item, i) => item.classList.toggle("near", Math.abs(i + 1 - n) <= NEAR));
   showJump();
   showNotes();
-  $("print-heading").textContent = `${data.title}, game ${data.game_id.slice(0, 8)}: step ${n} of ${total}`
-    + (view.perspective ? `, as ${view.perspective} saw it` : "");
+  const where = { title: data.title, game: data.game_id.slice(0, 8), n, total, name: view.perspective };
+  $("print-heading").textContent = view.perspective
+    ? t("%(title)s, game %(game)s: step %(n)s of %(total)s, as %(name)s saw it", where)
+    : t("%(title)s, game %(game)s: step %(n)s of %(total)s", where);
   const event = data.events[n - 1];
   if (event) {
     const item = items[n - 1];
     item.classList.add("current");
     revealInLog(item);
-    $("caption").replaceChildren(el("span", { class: "cap-type" }, event.type), eventText(event));
+    $("caption").replaceChildren(el("span", { class: "cap-type" }, eventWords(event.type)), eventText(event));
   } else {
     $("caption").replaceChildren(
-      el("span", { class: "cap-type" }, "Start"),
-      `Nothing has happened yet. Step through the ${total} events with ▶ or the → key.`);
+      el("span", { class: "cap-type" }, t("Start")),
+      tn("Nothing has happened yet. Step through the %(n)s event with ▶ or the → key.",
+        "Nothing has happened yet. Step through the %(n)s events with ▶ or the → key.", total));
   }
 }
 
@@ -227,12 +234,12 @@ async function go(n) {
     draw(step);
     // A game still being played (the host watching) may have moved on since the page loaded.
     const more = step.of - total;
-    $("problem").textContent = more > 0 ? `The game has moved on by ${more} event(s): reload to see them.` : "";
+    $("problem").textContent = more > 0 ? tn("The game has moved on by %(n)s event: reload to see it.", "The game has moved on by %(n)s events: reload to see them.", more) : "";
     $("problem").hidden = more <= 0;
     if (view.step < total) fetchStep(view.step + 1).catch(() => {}); // smooth "next" and play
   } catch (error) {
     if (asked !== view.request) return;
-    $("problem").textContent = `Could not load ${error.message}`;
+    $("problem").textContent = t("Could not load %(problem)s", { problem: error.message });
     $("problem").hidden = false;
     pause();
   } finally {
@@ -262,7 +269,7 @@ function drawScores(step) {
   }
   const parts = scoreboard(v, data.players, data);
   if (v.status === "finished" && v.seed !== undefined) {
-    parts.push(el("p", { class: "seed" }, `Seed revealed at the end: ${v.seed}`));
+    parts.push(el("p", { class: "seed" }, t("Seed revealed at the end: %(seed)s", { seed: v.seed })));
   }
   $("scoreboard").replaceChildren(...parts);
 }
@@ -276,8 +283,8 @@ function speed() {
 function play() {
   if (view.step >= total) go(0);
   view.playing = true;
-  $("play").textContent = "❚❚ Pause";
-  $("play").setAttribute("aria-label", "Pause");
+  $("play").textContent = `❚❚ ${t("Pause")}`;
+  $("play").setAttribute("aria-label", t("Pause"));
   document.body.classList.add("playing");
   tick();
 }
@@ -298,8 +305,8 @@ function tick() {
 function pause() {
   view.playing = false;
   clearTimeout(view.timer);
-  $("play").textContent = "▶ Play";
-  $("play").setAttribute("aria-label", "Play");
+  $("play").textContent = `▶ ${pt("replay", "Play")}`;
+  $("play").setAttribute("aria-label", pt("replay", "Play"));
   document.body.classList.remove("playing");
 }
 

@@ -16,20 +16,20 @@ from api.i18n import CATALOGS, LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "t": None,
-            "tn": (1, 2), "translate": None}
+            "tn": (1, 2), "pt": ((1, "c"), 2), "pgettext": ((1, "c"), 2), "translate": None}
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]  # English is the source
 
 
-def extracted() -> dict[str, set[str]]:
+def extracted() -> dict[tuple[str, str | None], set[str]]:
     """Every message babel.cfg finds in the sources, with the files it occurs in."""
     with (ROOT / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
     found: dict[str, set[str]] = {}
-    for filename, _line, message, _comments, _context in extract_from_dir(
+    for filename, _line, message, _comments, context in extract_from_dir(
             str(ROOT), method_map, options_map, keywords=KEYWORDS):
-        key = message if isinstance(message, str) else message[0]
-        if key:
+        key = (message if isinstance(message, str) else message[0], context)
+        if key[0]:
             found.setdefault(key, set()).add(filename)
     return found
 
@@ -47,9 +47,9 @@ def test_every_marked_message_is_translated(lang: str) -> None:
     # Check every message of the sources has a translation (run `make messages`, then translate).
     po = catalog(lang)
     missing = []
-    for key in sorted(MESSAGES):
-        message = po.get(key) or next((m for m in po if isinstance(m.id, tuple)
-                                       and m.id[0] == key), None)
+    for key, context in sorted(MESSAGES, key=str):
+        message = po.get(key, context) or next((m for m in po if isinstance(m.id, tuple)
+                                                and m.id[0] == key), None)
         strings = [] if message is None else (
             list(message.string) if message.pluralizable else [message.string])
         if message is None or not all(strings) or message.fuzzy:
@@ -121,3 +121,50 @@ def test_templates_mark_every_text(template: Path) -> None:
     unmarked = [text.strip() for text in finder.texts
                 if [w for w in WORDS.findall(text) if w not in SAME_EVERYWHERE]]
     assert not unmarked, f"{template.name}: text not marked for translation: {unmarked}"
+
+
+# A string literal in a page's script, and what comes just before it.
+JS_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`(?:[^`\\]|\\.)*`')
+JS_COMMENT = re.compile(r"(?<![:\"'`])//[^\n]*$|/\*(?:[^*]|\*(?!/))*\*/", re.M)
+# Literals that are code, not words: class names, element ids, selectors, keys, URLs, events.
+JS_CODE_BEFORE = re.compile(
+    r"(\bt\(|\btn\(|\bpt\([^,]*,\s*|\btn\([^;]*?,\s*|class:\s*|className\s*=\s*|classList\.\w+\(|querySelector(All)?\(|"
+    r"getElementById\(|\$\(|addEventListener\(|dataset\.\w+\s*=\s*|setAttribute\(|"
+    r"searchParams\.\w+\(|import .* from |console\.\w+\(|[=!]==\s*|case\s+|type:\s*|"
+    r"setItem\(|getItem\(|\.style\.\w+\s*=\s*|setProperty\(|Authorization\s*=\s*|rel:\s*|"
+    r"class:\s*\[[^\]]*)\s*$")
+# Literals that are class names though they look like two words.
+JS_CODE_LITERAL = re.compile(r"^(drop lost(-last)?|fam fam-.*)$")
+# A literal a person reads: two words, or one word spelled as a sentence starts.
+JS_WORDS = re.compile(r"[A-Za-z]{2,}[,.:;!?…—]?\s+[A-Za-z]{2,}|^[A-Z][a-z]{3,}[.!…]?$")
+
+
+def unmarked_in_script(text: str) -> list[str]:
+    """The literals of a script that look like words and are not marked with t()/tn()."""
+    code = JS_COMMENT.sub("", text)
+    found = []
+    for match in JS_STRING.finditer(code):
+        literal = match.group()[1:-1]
+        if not JS_WORDS.search(re.sub(r"\$\{[^}]*\}", " ", literal)):
+            continue
+        before = code[max(0, match.start() - 200):match.start()]
+        after = code[match.end():match.end() + 3]
+        if JS_CODE_BEFORE.search(before) or after.lstrip().startswith(":") or (
+                JS_CODE_LITERAL.match(literal)):
+            continue
+        found.append(literal)
+    return found
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "api/static").glob("*.js")), ids=lambda p: p.name)
+def test_scripts_mark_every_text(script: Path) -> None:
+    # Check no page's script shows words outside t() or tn().
+    unmarked = unmarked_in_script(script.read_text())
+    assert not unmarked, f"{script.name}: text not marked for translation: {unmarked}"
+
+
+def test_the_script_check_finds_unmarked_text() -> None:
+    # Check the check itself: a sentence in el() is found, the same one in t() is not.
+    assert unmarked_in_script('el("p", {}, "Waiting for the host");') == ["Waiting for the host"]
+    assert unmarked_in_script('el("p", {}, `Round ${n} ended`);') == ["Round ${n} ended"]
+    assert unmarked_in_script('el("p", { class: "card back" }, t("Waiting for the host"));') == []
