@@ -35,6 +35,7 @@ from domain.core import (
     seed_commitment,
 )
 from domain.core.chain import timestamp_text
+from domain.core.clocks import deadline
 from domain.core.dealing import is_salt
 from service.signing import key_id
 
@@ -43,6 +44,8 @@ FORMAT_VERSION = 2  # what the service exports; a game without a salt still expo
 FORMAT_VERSIONS = (1, 2)
 FORKED = "Forked"  # a fork's second event: the table it carries over (domain.core.game)
 ABORTED = "GameAborted"  # the host's abort (domain.core.game): re-run as the host's, not a player's
+HANDED = "SeatHanded"  # a seat handed to the server's bot or back (domain.core.game)
+EXPIRED = "ClockExpired"  # a seat's clock ran out (domain.core.clocks): checked against its deadline
 REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
             "seed_commitment", "created_at", "events", "final", "signature")
 
@@ -379,7 +382,8 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
             else:
                 game = cls.start(setup.get("players"), seed=setup.get("seed"),
                                  options=setup.get("options"), deal=setup.get("deal"),
-                                 salt=setup.get("salt"), recorded=True)  # names as recorded
+                                 salt=setup.get("salt"), recorded=True,  # names as recorded
+                                 clock=setup.get("clock"))
         except GameError as exc:
             verdict.add(1, "bad_setup", f"the recorded setup cannot start a game: {exc}")
             return None
@@ -390,8 +394,8 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
         while position < len(records):
             record = records[position]
             version = position + 1
-            if record["type"] == ABORTED:
-                if not _rerun_abort(game, record, version, verdict) or not _match(
+            if record["type"] in (ABORTED, HANDED, EXPIRED):
+                if not _rerun_lifecycle(game, record, version, verdict) or not _match(
                         game, records, position, verdict):
                     return None
                 position = game.version
@@ -430,12 +434,27 @@ def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game
                       salt=setup.get("salt"))
 
 
-def _rerun_abort(game: Game, record: dict, version: int, verdict: Verdict) -> bool:
-    """The host's abort, run again: only a game in progress can be aborted, with a reason."""
+def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -> bool:
+    """What the host or the server recorded, run again: an abort (only of a game in progress,
+    with a reason), a seat handed over, a clock run out (never before its deadline, by the
+    stored timestamps: `clock_early`)."""
+    data = record["data"]
     try:
-        game.abort(record["data"].get("reason"))
+        if record["type"] == ABORTED:
+            game.abort(data.get("reason"))
+        elif record["type"] == HANDED:
+            game.hand_seat(data.get("player"), data.get("bot"))
+        else:
+            stamp = _parse_time(record["timestamp"])
+            due = deadline(game, data.get("player"))
+            if due is not None and stamp < due:
+                verdict.add(version, "clock_early", f"{data.get('player')}'s clock is recorded "
+                            f"as run out at {record['timestamp']}, before its deadline "
+                            f"{due.isoformat()}")
+                return False
+            game.expire_clock(data.get("player"), stamp)
     except (Refusal, BadCommand) as exc:
-        verdict.add(version, "illegal_move", f"the abort is refused: {exc}")
+        verdict.add(version, "illegal_move", f"the {record['type']} is refused: {exc}")
         return False
     return True
 

@@ -797,7 +797,8 @@ class Games(SaveHooks):
         """A fork begins between two moves: a move that stores several events (a card played,
         then the trick it completes) leaves no whole table between them."""
         types = [type(e).__name__ for e in self.repository.event_store.get(game.id)]
-        moves = set(type(game).COMMAND_EVENTS) | {"GameAborted"}  # what a command begins with
+        # what a command begins with (the host's and the clock's included)
+        moves = set(type(game).COMMAND_EVENTS) | {"GameAborted", "SeatHanded", "ClockExpired"}
         if step < len(types) and types[step] not in moves:
             # types[i] is event i + 1's: the last move begun before `step` began at its version
             before = max((v for v, t in enumerate(types[:step]) if t in moves), default=0)

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,24 @@ def served_gruft(env: dict[str, str], log: Path, workers: int = 1) -> Iterator[i
     finally:
         stop(proc)
         print(log.read_text()[-4000:])
+
+
+T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)  # when a HandClock starts
+
+
+class HandClock:
+    """The time every new event is stamped with (`recorded_timestamps(hand.stamps())`), moved on
+    by hand: a test of clocks says exactly how long each move took."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def stamps(self) -> Iterator[datetime]:
+        """Endless: the time now, for each event stamped."""
+        while True:
+            yield self.now
+
+    def after(self, seconds: float) -> datetime:
+        """Move the time on by `seconds`; answers the new time."""
+        self.now += timedelta(seconds=seconds)
+        return self.now

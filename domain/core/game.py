@@ -30,6 +30,7 @@ from eventsourcing.domain import (
 )
 from eventsourcing.utils import get_topic
 
+from domain.core import clocks
 from domain.core.chain import clone, event_hash, timestamp_text
 from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
@@ -249,6 +250,14 @@ class Game(Aggregate):
     TRICKS = None  # (no annotation: see the note at the top of the class)
     aborted = False  # set by GameAborted; a class default, so games stored before it read False
     salt = None  # format 1 games (and their snapshots) have none: a class default
+    # The seats' clocks (domain.core.clocks), class defaults for games without one: the clock
+    # chosen at creation, each seat's seconds left as of its clock's start, when each running
+    # clock started, and the seats whose clock ran out and whose move is now the bot's.
+    clock = None
+    clock_left = None
+    clock_since = None
+    expired = ()
+    handed = None  # seat -> bot ("heuristic" | "random") or None: SeatHanded, as last recorded
 
     class Event(Aggregate.Event):
         prev_hash: str
@@ -275,6 +284,8 @@ class Game(Aggregate):
                 aggregate.version = self.originator_version
                 aggregate.modified_on = self.timestamp
             aggregate.chain_hash = self.hash
+            if aggregate.clock is not None:
+                clocks.tick(aggregate, self)  # from this event's stored timestamp, never the wall
             return aggregate
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -301,12 +312,14 @@ class Game(Aggregate):
         seed_commitment: str,
         deal: dict[str, Any] | None,
         salt: str | None = None,
+        clock: dict[str, Any] | None = None,
     ) -> None:
         self.players = list(players)
         self.options = dict(options)
         self.seed = seed
         self.seed_commitment = seed_commitment
         self.salt = salt
+        self.clock = clone(clock)
         self.deal = deal
         self.finished = False
         self.scores = {p: 0 for p in players}
@@ -323,17 +336,20 @@ class Game(Aggregate):
         deal: dict[str, Any] | None = None,
         salt: str | None = None,
         recorded: bool = False,
+        clock: dict[str, Any] | None = None,
     ) -> Game:
         """Check the setup, record it, and deal: a new game ready for its first command.
 
         The service always draws a `salt` (replay format 2); a game started without one commits
         to its seed unsalted, as replay documents of format 1 did. `recorded`: the players are
-        a replay document's, seated as recorded under the name rule of their day.
+        a replay document's, seated as recorded under the name rule of their day. `clock`: each
+        seat's bank and increment (domain.core.clocks), or None.
         """
         players = cls.check_players(players, recorded=recorded)
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
         check_salt(salt)
+        clock = clocks.check_clock(clock)
         if deal is not None:
             if not isinstance(deal, dict):
                 raise BadSetup("deal must be an object")
@@ -345,6 +361,7 @@ class Game(Aggregate):
             seed_commitment=seed_commitment(seed, salt),
             deal=deal,
             salt=salt,
+            clock=clock,
         )
         game.begin()
         return game
@@ -389,15 +406,17 @@ class Game(Aggregate):
             # Format 1: the creation event has no salt field at all, so its data and hash stay
             # what they were before salts (the golden replays and old stores keep verifying).
             kwargs.pop("salt", None)
+        if kwargs.get("clock") is None:
+            kwargs.pop("clock", None)  # a game without a clock records none, as before clocks
         prev = kwargs["seed_commitment"]
         digest = event_hash(prev, cls.INITIAL_VERSION, event_class.__name__,
                             timestamp_text(timestamp), kwargs)
-        if "salt" in kwargs:
+        if "salt" in kwargs and "clock" in kwargs:
             return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
                                    hash=digest, **kwargs)
-        # The generated dataclass requires every __init__ parameter, salt included: build the
-        # event as the store does; applying it calls __init__ with the fields it has, so `salt`
-        # takes its default.
+        # The generated dataclass requires every __init__ parameter, salt and clock included:
+        # build the event as the store does; applying it calls __init__ with the fields it has,
+        # so the absent ones take their defaults.
         created = built_event(event_class, {
             "originator_id": id if id is not None else cls.create_id(),
             "originator_version": cls.INITIAL_VERSION, "timestamp": timestamp,
@@ -472,8 +491,11 @@ class Game(Aggregate):
     # -- forks: a game continued from a state of another ----------------------------------
 
     # What a game is as a record, not as a table: a fork has its own seed, salt and chain.
+    # A fork's clocks start afresh from its own creation: the running clocks' start times are
+    # the parent's moments, not a table's.
     RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
-                               "chain_hash", "parent"})
+                               "chain_hash", "parent", "clock", "clock_left", "clock_since",
+                               "expired"})
     parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
 
     def table_state(self) -> dict[str, Any]:
@@ -566,6 +588,49 @@ class Game(Aggregate):
         self.aborted = True
         self.finished = True
         self.winners = []
+
+    def hand_seat(self, player: Any, bot: Any) -> None:
+        """Record who plays a seat from now on: a bot by its kind, or (None) its player again.
+
+        The service checks the bot's kind and who may ask; here the seat and the game's state.
+        """
+        if player not in self.players:
+            raise BadCommand(f"{player!r} does not play in this game")
+        if bot is not None and not isinstance(bot, str):
+            raise BadCommand("a seat is handed to a bot by its kind, or back with null")
+        self.check_in_play()
+        self._seat_handed(player=player, bot=bot)
+
+    @event("SeatHanded")
+    def _seat_handed(self, player: str, bot: str | None) -> None:
+        self.handed = {**(self.handed or {}), player: bot}
+
+    def expire_clock(self, player: Any, now: datetime) -> None:
+        """Record that `player`'s clock ran out (`now`: the time it is stored at): never before
+        its deadline, so that verification, with the stored timestamps, finds the same."""
+        if player not in self.players:
+            raise BadCommand(f"{player!r} does not play in this game")
+        self.check_in_play()
+        if player in self.expired:
+            raise BadCommand(f"{player}'s clock has already run out; the bot moves for them")
+        due = clocks.deadline(self, player)
+        if due is None:
+            raise BadCommand(f"{player}'s clock is not running")
+        if now < due:
+            raise BadCommand(f"{player}'s clock runs until {due.isoformat()}, not out at "
+                             f"{now.isoformat()}")
+        self._clock_expired(player=player)
+
+    @event("ClockExpired")
+    def _clock_expired(self, player: str) -> None:
+        self.expired = [*self.expired, player]
+
+    def check_in_play(self) -> None:
+        """Refuse what only a game in progress takes (aborted: Aborted; over: the end's ruling)."""
+        if self.aborted:
+            raise Aborted("the host aborted this game; it accepts no more commands")
+        if self.finished:
+            raise self.end_refusal()
 
     def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:
         """The METRICS samples the event just applied yields (usually none)."""

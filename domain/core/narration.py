@@ -117,6 +117,14 @@ class Narrator:
     def on_GameAborted(self, d: dict, _next: dict | None) -> str:
         return f"The host aborts the game ({d['reason']}): nobody wins."
 
+    def on_SeatHanded(self, d: dict, _next: dict | None) -> str:
+        if d["bot"] is None:
+            return f"{d['player']} takes their seat back."
+        return f"The server's {d['bot']} bot plays {d['player']}'s seat from now on."
+
+    def on_ClockExpired(self, d: dict, _next: dict | None) -> str:
+        return f"{d['player']}'s clock runs out: the server's bot makes this move for them."
+
     def ending(self, d: dict, lead: str = "The game is over") -> str:
         """Who won with how much, and the final scores."""
         winners, scores = list(d.get("winners", [])), dict(d.get("scores", {}))

@@ -1,0 +1,89 @@
+"""Game clocks: each seat's bank of seconds, run while the seat is awaited, from stored times.
+
+A clock is chosen when a game is created (`{"bank": seconds, "increment": seconds}`) and recorded
+in its creation event. The time a move used is the difference between the stored timestamps of
+the event that made the seat awaited and of the seat's move: `tick` runs as each event is applied,
+live or on replay, and reads only the event's own timestamp, never the clock on the wall. The
+increment is added after each of the seat's own moves. A running clock that reaches 0 lets the
+server record `ClockExpired` for that seat (no earlier than its deadline, which verification
+checks against the stored timestamps) and play that one move with its bot.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from domain.core.errors import BadSetup
+
+BANK_MAX = 7 * 24 * 3600  # seconds: a correspondence game's week
+INCREMENT_MAX = 24 * 3600
+EXPIRED = "ClockExpired"  # the event that records a seat's clock running out
+
+
+def check_clock(clock: Any) -> dict[str, float] | None:
+    """A clock as chosen at creation, checked: `{"bank", "increment"}` in seconds, or None."""
+    if clock is None:
+        return None
+    if not isinstance(clock, dict) or set(clock) != {"bank", "increment"}:
+        raise BadSetup('clock must be {"bank": seconds, "increment": seconds}')
+    for name, low, high in (("bank", 1, BANK_MAX), ("increment", 0, INCREMENT_MAX)):
+        value = clock[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise BadSetup(f"clock {name} must be a number of seconds")
+        if not low <= value <= high:
+            raise BadSetup(f"clock {name} must be from {low} to {high} seconds")
+    return {"bank": clock["bank"], "increment": clock["increment"]}
+
+
+def tick(game: Any, event: Any) -> None:
+    """Run the clocks on to `event`, just applied to `game`: a seat no longer awaited (or that
+    just moved) is charged the time since its clock started, a seat newly awaited starts.
+
+    Assignments only, from the event's stored timestamp: replay gives the same clocks.
+    """
+    now: datetime = event.timestamp
+    kind = type(event).__name__
+    fields = event.__dict__
+    mover = fields.get("player") if kind in game.COMMAND_EVENTS else None
+    ran_out = fields.get("player") if kind == EXPIRED else None
+    awaited = set() if game.finished else set(game.to_act)
+    left = dict(game.clock_left) if game.clock_left is not None else {
+        p: float(game.clock["bank"]) for p in game.players}
+    since = dict(game.clock_since or {})
+    for player in list(since):
+        if player in awaited and player not in (mover, ran_out):
+            continue
+        used = (now - since.pop(player)).total_seconds()
+        left[player] = max(0.0, left[player] - used)
+        if player == mover:
+            left[player] += game.clock["increment"]
+        elif player == ran_out:
+            left[player] = 0.0
+    for player in awaited:
+        since.setdefault(player, now)
+    game.clock_left, game.clock_since = left, since
+    if mover is not None and mover in game.expired:
+        game.expired = [p for p in game.expired if p != mover]  # the bot made the move
+
+
+def deadline(game: Any, player: str) -> datetime | None:
+    """When `player`'s running clock reaches 0; None if it is not running."""
+    if game.clock is None or not game.clock_since or player not in game.clock_since:
+        return None
+    return game.clock_since[player] + timedelta(seconds=game.clock_left[player])
+
+
+def clocks_at(game: Any, now: datetime) -> dict[str, dict[str, Any]] | None:
+    """Every seat's clock as of `now` (a view's `clocks`); None for a game without a clock."""
+    if game.clock is None:
+        return None
+    left = game.clock_left or {p: float(game.clock["bank"]) for p in game.players}
+    since = game.clock_since or {}
+    out = {}
+    for player in game.players:
+        remaining = left.get(player, 0.0)
+        if player in since:
+            remaining = max(0.0, remaining - (now - since[player]).total_seconds())
+        out[player] = {"remaining": round(remaining, 3), "running": player in since}
+    return out

@@ -1,0 +1,148 @@
+"""Clocks and seats handed over, in the shared core (domain/core/clocks.py, domain/core/game.py).
+
+Every event's timestamp comes from a hand-moved clock (`recorded_timestamps`), so each test
+says exactly how long every move took; replay rebuilds the clocks from the stored timestamps.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from domain import available_games, game_class
+from domain.core import Aborted, BadCommand, BadSetup, Game, event_record, recorded_timestamps
+from domain.core.clocks import clocks_at, deadline
+from tests.kit import SHORT_OPTIONS, T0, HandClock, seats
+
+CLOCK = {"bank": 60, "increment": 5}
+
+
+def started(key: str, hand: HandClock, clock: dict | None = CLOCK) -> Game:
+    with recorded_timestamps(hand.stamps()):
+        return game_class(key).start(seats(key), seed=7, options=SHORT_OPTIONS[key],
+                                     salt="ab" * 32, clock=clock)
+
+
+def move(game: Game, hand: HandClock, player: str | None = None) -> str:
+    """The first legal move of `player` (else of the first seat awaited); answers who moved."""
+    player = player or game.to_act[0]
+    with recorded_timestamps(hand.stamps()):
+        game.execute(player, game.legal_moves(player)[0])
+    return player
+
+
+def replayed(game: Game) -> Game:
+    """The game rebuilt from its events' records, as the store and verification rebuild it."""
+    records = [event_record(e) for e in game.pending_events]
+    return type(game).replayed(game.id, records)
+
+
+def test_a_game_without_a_clock_records_none():
+    game = started("vampir", HandClock(), clock=None)
+    # Check the creation event has no clock field (its data as before clocks) and no view of
+    # clocks is made.
+    assert "clock" not in event_record(game.pending_events[0])["data"]
+    assert clocks_at(game, T0) is None
+
+
+@pytest.mark.parametrize("clock", [{"bank": 0, "increment": 0}, {"bank": 60},
+                                   {"bank": "60", "increment": 0}, {"bank": True, "increment": 0},
+                                   {"bank": 60, "increment": -1}, [60, 5],
+                                   {"bank": 60, "increment": 0, "delay": 3}])
+def test_a_bad_clock_is_refused(clock):
+    # Fail to start a game with a clock that is not {"bank" >= 1, "increment" >= 0} seconds.
+    with pytest.raises(BadSetup):
+        started("vampir", HandClock(), clock=clock)
+
+
+def test_a_seat_is_charged_the_time_between_the_stored_events_and_gets_its_increment():
+    hand = HandClock()
+    game = started("voodoo-prince", hand)  # one card a turn: the next seat is awaited
+    first = game.to_act[0]
+    # Check the creation records the clock and the awaited seat's clock runs from the start.
+    assert event_record(game.pending_events[0])["data"]["clock"] == CLOCK
+    view = clocks_at(game, hand.after(10))
+    assert view[first] == {"remaining": 50.0, "running": True}
+    assert all(not v["running"] and v["remaining"] == 60 for p, v in view.items() if p != first)
+    # Check a move 10 s in leaves 60 - 10 + 5 seconds, and the next seat's clock starts.
+    move(game, hand, first)
+    view = clocks_at(game, hand.now)
+    assert view[first] == {"remaining": 55.0, "running": False}
+    assert [p for p, v in view.items() if v["running"]] == game.to_act
+    # Check replay, at any later hour, rebuilds the same clocks from the stored timestamps.
+    again = replayed(game)
+    assert (again.clock_left, again.clock_since) == (game.clock_left, game.clock_since)
+
+
+def test_a_clock_runs_out_no_earlier_than_its_deadline_and_the_next_move_clears_it():
+    hand = HandClock()
+    game = started("vampir", hand)
+    player = game.to_act[0]
+    due = deadline(game, player)
+    assert due == T0 + timedelta(seconds=60)
+    version = game.version
+    # Fail to record the clock running out a second before its deadline: nothing is stored.
+    with pytest.raises(BadCommand, match="runs until"):
+        game.expire_clock(player, due - timedelta(seconds=1))
+    assert game.version == version and game.expired == ()
+    # Fail to run out the clock of a seat that is not awaited.
+    waiting = next(p for p in game.players if p not in game.to_act)
+    with pytest.raises(BadCommand, match="not running"):
+        game.expire_clock(waiting, due)
+    # Check at the deadline it runs out: recorded, the seat's time is 0, its move is the bot's.
+    hand.now = due
+    with recorded_timestamps(hand.stamps()):
+        game.expire_clock(player, due)
+    assert event_record(game.pending_events[-1])["type"] == "ClockExpired"
+    assert game.expired == [player]
+    assert clocks_at(game, due + timedelta(seconds=3))[player]["remaining"] == 0
+    # Fail to run it out twice.
+    with pytest.raises(BadCommand, match="already run out"):
+        game.expire_clock(player, due)
+    # Check the seat's move (the bot's) clears it and adds the increment.
+    hand.after(0.5)
+    move(game, hand, player)
+    assert game.expired == [] and game.clock_left[player] == CLOCK["increment"]
+    assert replayed(game).expired == []
+
+
+@pytest.mark.parametrize("key", available_games())
+def test_clocks_follow_every_game_to_its_end(key):
+    hand = HandClock()
+    game = started(key, hand)
+    while not game.finished:
+        hand.after(1)
+        move(game, hand)
+        # Check exactly the awaited seats' clocks run, and nobody's time is negative.
+        view = clocks_at(game, hand.now)
+        assert sorted(p for p, v in view.items() if v["running"]) == sorted(
+            [] if game.finished else game.to_act)
+        assert all(v["remaining"] >= 0 for v in view.values())
+    again = replayed(game)
+    assert (again.clock_left, again.clock_since) == (game.clock_left, game.clock_since)
+
+
+def test_a_seat_is_handed_to_a_bot_and_back_as_recorded_events():
+    hand = HandClock()
+    game = started("vampiring", hand, clock=None)
+    ann = game.players[0]
+    # Check handing a seat to a bot, then back, records both, in order.
+    game.hand_seat(ann, "heuristic")
+    assert game.handed == {ann: "heuristic"}
+    game.hand_seat(ann, None)
+    assert game.handed == {ann: None}
+    types = [event_record(e)["type"] for e in game.pending_events[-2:]]
+    assert types == ["SeatHanded", "SeatHanded"]
+    assert replayed(game).handed == {ann: None}
+    # Fail to hand a seat nobody sits in, or to a bot named by something else than a word.
+    version = game.version
+    with pytest.raises(BadCommand):
+        game.hand_seat("Zed", "heuristic")
+    with pytest.raises(BadCommand):
+        game.hand_seat(ann, 3)
+    assert game.version == version
+    # Fail to hand a seat of a game that is over.
+    game.abort("the club closes")
+    with pytest.raises(Aborted):
+        game.hand_seat(ann, "random")
