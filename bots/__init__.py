@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 
 from bots import vampir, vampire_queen, vampiring, voodoo_prince
-from bots.base import Bot, FirstBot, HeuristicBot, Move, RandomBot, Seat, best
+from bots.base import Bot, FirstBot, HeuristicBot, Move, RandomBot, Seat, best, least
 
 # Game key (read from each game's own class) -> its heuristic bot.
 HEURISTICS: dict[str, type[HeuristicBot]] = {
@@ -39,4 +39,4 @@ def make_bot(name: str, game_key: str, rng: random.Random) -> Bot:
 
 
 __all__ = ["HEURISTICS", "Bot", "BotFactory", "FirstBot", "HeuristicBot", "Move", "RandomBot",
-           "Seat", "best", "bots_for", "make_bot"]
+           "Seat", "best", "bots_for", "least", "make_bot"]

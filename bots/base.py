@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 Move = dict[str, Any]
+T = TypeVar("T")
 
 
 class Bot(Protocol):
@@ -76,11 +77,18 @@ class FirstBot:
         return moves[0]
 
 
-def best(moves: list[Move], score: Callable[[Move], float]) -> Move:
-    """The move with the highest score; ties go to the earliest in the game's order."""
-    top, top_score = moves[0], score(moves[0])
-    for move in moves[1:]:
-        value = score(move)
-        if value > top_score:
-            top, top_score = move, value
-    return top
+def best(moves: list[T], score: Callable[[T], Any], rng: random.Random) -> T:
+    """One of the moves with the highest score; among several so rated, `rng` chooses.
+
+    A served bot's `rng` is secret (bots.seats): where a strategy rates moves alike, an observer
+    who knows the strategy and the table guesses no better than one in as many (issue 23)."""
+    scores = [score(move) for move in moves]
+    top = max(scores)
+    return rng.choice([move for move, value in zip(moves, scores, strict=True) if value == top])
+
+
+def least(moves: list[T], score: Callable[[T], Any], rng: random.Random) -> T:
+    """One of the moves with the lowest score; among several so rated, `rng` chooses."""
+    scores = [score(move) for move in moves]
+    low = min(scores)
+    return rng.choice([move for move, value in zip(moves, scores, strict=True) if value == low])

@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import logging
 import random
+import secrets
 import threading
 import time
 import weakref
@@ -73,7 +74,9 @@ class BotRunner:
         self._games = games
         self.delay = delay
         self.poll = poll
-        self.rng = rng or random.Random()  # noqa: S311 - bots' tie-breaks, not secrets
+        # The bots' choices among moves they rate alike are secret, as a pending move is: the
+        # operating system's source, never the game's seed nor a generator one could recover.
+        self.rng = rng or secrets.SystemRandom()
         self.moves = 0  # bot commands this runner stored
         self.active: dict[UUID, dict[str, str]] = {}  # bot games in play: seat -> bot kind
         self._due: dict[UUID, float] = {}  # bot games to look at, and when

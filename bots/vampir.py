@@ -28,18 +28,20 @@ class VampirBot(HeuristicBot):
                 def collect_gain(m: Move) -> float:
                     laid = table["locations"][m["location"]] + m["cards"]
                     return self._gain(laid, m["location"], shown, m["cards"])
-                pick = best(collects, collect_gain)
+                pick = best(collects, collect_gain, self.rng)
                 if collect_gain(pick) >= threshold:
                     return pick
             return {"type": "draw"}
         hunts = [m for m in moves if m["type"] == "hunt"]
         if hunts:
-            pick = best(hunts, lambda m: self._gain(m["cards"], m["colour"], shown, m["cards"]))
+            pick = best(hunts, lambda m: self._gain(m["cards"], m["colour"], shown, m["cards"]),
+                        self.rng)
             if self._gain(pick["cards"], pick["colour"], shown, pick["cards"]) >= threshold:
                 return pick
         discards = [m for m in moves if m["type"] == "discard"]
         hand = Counter(colour_of(c) for c in seat.private["hand"])
-        return best(discards, lambda m: self._discard_score(m, hand, table["locations"], shown))
+        return best(discards, lambda m: self._discard_score(m, hand, table["locations"], shown),
+                    self.rng)
 
     @staticmethod
     def _gain(laid: list[str], colour: str, shown: dict[str, list[str]],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bots.base import HeuristicBot, Move, Seat, best
+from bots.base import HeuristicBot, Move, Seat, best, least
 from domain.vampire_queen import GAME
 from domain.vampire_queen.cards import MINUS, QUEEN, SLAYERS, set_value, slayer_round_value
 
@@ -16,7 +16,7 @@ class VampireQueenBot(HeuristicBot):
         """Lead, raise, pass or answer a slayer by the rules of thumb below."""
         table = seat.public
         if not table["plays"]:
-            return best(moves, self._lead_score)
+            return best(moves, self._lead_score, self.rng)
         if table["slayer_round"]:
             return self._answer_slayer(moves, table["highest"]["value"])
         return self._raise(moves, seat)
@@ -42,7 +42,8 @@ class VampireQueenBot(HeuristicBot):
         safe = [c for c in cards if slayer_round_value(c) < high]
         # Already beaten, a card goes to whoever takes the round: shed the most expensive
         # one that stays below the highest; else play low and hope to be beaten.
-        pick = max(safe, key=MINUS.__getitem__) if safe else min(cards, key=slayer_round_value)
+        pick = (best(safe, MINUS.__getitem__, self.rng) if safe
+                else least(cards, slayer_round_value, self.rng))
         return {"type": "play", "cards": [pick]}
 
     def _raise(self, moves: list[Move], seat: Seat) -> Move:
@@ -57,7 +58,7 @@ class VampireQueenBot(HeuristicBot):
             value = set_value(cards)  # VQ-6: Queens alone count 14
             return 20 * queens + value
 
-        pick = min(raises, key=cost)
+        pick = least(raises, cost, self.rng)
         queens = pick["cards"].count(QUEEN)
         # Queens are for raises, but a Queen spent on a small set is a Queen wasted: use them
         # when the hand is getting short or the raise sheds several cards at once.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bots.base import HeuristicBot, Move, Seat, best
+import random
+
+from bots.base import HeuristicBot, Move, Seat, best, least
 from domain.voodoo_prince import GAME
 from domain.voodoo_prince.cards import TWO_PLAYER_TARGET, colour, trick_winner, value
 
@@ -17,26 +19,27 @@ class VoodooPrinceBot(HeuristicBot):
         hand = seat.private["hand"]
         if moves[0]["type"] == "choose_trump":
             # The colour that holds most, high cards weighing more: trumps win tricks later.
-            return best(moves, lambda m: sum(value(c) + 4 for c in hand if colour(c) == m["trump"]))
+            return best(moves, lambda m: sum(value(c) + 4 for c in hand if colour(c) == m["trump"]),
+                        self.rng)
         table = seat.public
         want = self._wants_trick(seat)
         trump = table["trump"]
         trick = [entry["card"] for entry in table["trick"]]
         cards = [m["card"] for m in moves]
         if not trick:
-            return {"type": "play", "card": self._lead(cards, trump, want)}
+            return {"type": "play", "card": self._lead(cards, trump, want, self.rng)}
         winning = [c for c in cards
                    if trick_winner([*trick, c], trump, table["top_card"]) == len(trick)]
         losing = [c for c in cards if c not in winning]
         if want and winning:
-            pick = min(winning, key=lambda c: (colour(c) == trump, value(c)))
+            pick = least(winning, lambda c: (colour(c) == trump, value(c)), self.rng)
         elif not want and losing:
             # Shed the highest card that still loses, but keep trumps for the race at the end.
-            pick = max(losing, key=lambda c: (colour(c) != trump, value(c)))
+            pick = best(losing, lambda c: (colour(c) != trump, value(c)), self.rng)
         elif want:
-            pick = min(losing, key=lambda c: (colour(c) == trump, value(c)))
+            pick = least(losing, lambda c: (colour(c) == trump, value(c)), self.rng)
         else:
-            pick = min(winning, key=lambda c: (colour(c) == trump, value(c)))
+            pick = least(winning, lambda c: (colour(c) == trump, value(c)), self.rng)
         return {"type": "play", "card": pick}
 
     def _wants_trick(self, seat: Seat) -> bool:
@@ -57,10 +60,11 @@ class VoodooPrinceBot(HeuristicBot):
         return others >= table["tricks_to_finish"] * (len(active) - 1)
 
     @staticmethod
-    def _lead(cards: list[str], trump: str, want: bool) -> str:
-        if want:
-            return max(cards, key=lambda c: (colour(c) == trump, value(c)))
-        return min(cards, key=lambda c: (colour(c) == trump, value(c)))
+    def _lead(cards: list[str], trump: str, want: bool, rng: random.Random) -> str:
+        def strength(card: str) -> tuple[bool, int]:
+            return colour(card) == trump, value(card)
+
+        return best(cards, strength, rng) if want else least(cards, strength, rng)
 
 
 HEURISTIC = VoodooPrinceBot
