@@ -18,14 +18,14 @@ class AnnotationsResource(MethodView):
     @documented(401, 403, 404)
     def get(self, game_id):
         """The annotations in order (the host any time, everybody once the game is over)."""
-        return {"annotations": games().annotations(game_id, viewer(game_id))}
+        return {"annotations": games().arbiter.annotations(game_id, viewer(game_id))}
 
     @blp.arguments(schemas.AnnotationBody())
     @blp.response(201, schemas.Annotation)
     @documented(400, 401, 403, 404, 409, 503)
     def post(self, body, game_id):
         """The host attaches a note or a ruling to a step; chained and signed in the export."""
-        return games().annotate(game_id, viewer(game_id), body["version"], body["text"],
+        return games().arbiter.annotate(game_id, viewer(game_id), body["version"], body["text"],
                                 body["kind"])
 
 
@@ -36,7 +36,7 @@ class Fork(MethodView):
     @documented(400, 401, 403, 404, 409, 503)
     def post(self, body, game_id):
         """A new game from the state after event `at` of a game that is over (the host's)."""
-        return games().fork(game_id, viewer(game_id), body["at"])  # NewGame
+        return games().arbiter.fork(game_id, viewer(game_id), body["at"])  # NewGame
 
 
 @blp.route("/games/<game_id>/forks")
@@ -46,4 +46,4 @@ class ForkList(MethodView):
     def get(self, game_id):
         """The games forked from this one, oldest first (public)."""
         games().game(game_id)  # 404 for no such game
-        return {"forks": games().forks(game_id)}
+        return {"forks": games().arbiter.forks(game_id)}

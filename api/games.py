@@ -29,7 +29,7 @@ def games() -> Games:
 
 def viewer(game_id: str):
     """Who is asking about this game."""
-    return games().authenticate(game_id, bearer_token())
+    return games().access.authenticate(game_id, bearer_token())
 
 
 def documented(*statuses: int):
@@ -78,7 +78,7 @@ class GameResource(MethodView):
     def get(self, game_id):
         """The public view of a game."""
         viewer(game_id)  # a bad token is a 401 even here
-        return games().view(game_id, SPECTATOR)
+        return games().reads.view(game_id, SPECTATOR)
 
 
 @blp.route("/games/<game_id>/view")
@@ -88,7 +88,7 @@ class SeatView(MethodView):
     @documented(400, 401, 403, 404)
     def get(self, query, game_id):
         """A player's view (the host adds ?player=name)."""
-        return games().view(game_id, viewer(game_id), query.get("player"))
+        return games().reads.view(game_id, viewer(game_id), query.get("player"))
 
 
 @blp.route("/games/<game_id>/legal-moves")
@@ -98,7 +98,7 @@ class LegalMoves(MethodView):
     @documented(400, 401, 403, 404)
     def get(self, query, game_id):
         """Every command the rules allow that player now; empty when it is not their turn."""
-        return games().legal_moves(game_id, viewer(game_id), query.get("player"))
+        return games().reads.legal_moves(game_id, viewer(game_id), query.get("player"))
 
 
 @blp.route("/games/<game_id>/commands")
@@ -123,7 +123,7 @@ class Events(MethodView):
         """The event log, redacted to what the caller may see; with ?wait=S, a long poll;
         filtered by ?player= (events they made or are named in) and ?type= (comma-separated)."""
         only = LogFilter.parse(query.get("player"), query.get("type"))
-        events, next_after = games().log(game_id, viewer(game_id), query["after"],
+        events, next_after = games().reads.log(game_id, viewer(game_id), query["after"],
                                          query["limit"], wait=query["wait"], only=only)
         return {"events": events, "next_after": next_after}
 
@@ -134,4 +134,4 @@ class ReplayStep(MethodView):
     @documented(401, 403, 404)
     def get(self, game_id, n):
         """The full state after the first n events (host, or anyone once finished)."""
-        return games().replay(game_id, viewer(game_id), n)
+        return games().reads.replay(game_id, viewer(game_id), n)

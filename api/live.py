@@ -1,7 +1,7 @@
 """Live play over HTTP: the Server-Sent Events stream of a game, and the host's abort.
 
-A stream's messages are built by the service (`Games.current` and `Games.update_of`), through
-the same redaction as the event log and the same views as `/view`, so a stream never shows a
+A stream's messages are built by the service (service/delivery.py: `current`, `update_of`),
+through the same redaction as the event log and the same views as `/view`, so a stream never shows a
 viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py). Under
 gunicorn that thread writes the first message and then sleeps while the worker's one writer
 thread (api/stream_writer.py) writes the rest of every stream; elsewhere (the test client, a
@@ -35,9 +35,9 @@ from api.limits import setting
 from api.stream_writer import RESYNC_SECONDS, StreamWriter, usable
 from domain.core import Game
 from service import Games
-from service.app import parse_game_id
 from service.live import Watch
 from service.readmodels.lifecycle import PerApplication
+from service.repository import parse_game_id
 
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
 log = logging.getLogger("gruft.api")
@@ -125,7 +125,7 @@ class SharedMessages:
 
     def get(self, store: Games, game: Game, args: dict[str, Any], after: int | None,
             parts: dict[Any, Any] | None = None) -> bytes:
-        """The message; `parts` as Games.update_of takes them (for one version of `game`)."""
+        """The message; `parts` as Delivery.update_of takes them (for one version of `game`)."""
         viewer = args["viewer"]
         key = (game.id, game.version, after, viewer.host, viewer.player, args["player"])
         with self._lock:
@@ -133,7 +133,7 @@ class SharedMessages:
             if text is not None:
                 self._texts.move_to_end(key)
                 return text
-        events, view = store.update_of(game, viewer, after, args["player"], parts)
+        events, view = store.delivery.update_of(game, viewer, after, args["player"], parts)
         seat = view.get("you")
         text = message(game.version, events, view,
                        game.legal_moves(seat) if seat is not None else None)
@@ -235,8 +235,8 @@ class EventStream:
                     if time.monotonic() - synced < RESYNC_SECONDS:
                         continue
                 # The game at the version announced, read once for all the streams of this
-                # worker (Games.current), and the message built once per viewer.
-                game = store.current(args["game_id"], self._watch.latest)
+                # worker (Delivery.current), and the message built once per viewer.
+                game = store.delivery.current(args["game_id"], self._watch.latest)
                 synced = time.monotonic()
                 if game.version > version:
                     yield shared.get(store, game, args, version)
@@ -257,7 +257,7 @@ class Stream(MethodView):
     def get(self, query, headers, game_id):
         """Server-Sent Events: every change of the game as this viewer may see it, live."""
         store = games()
-        who = store.authenticate(game_id, stream_token(query))
+        who = store.access.authenticate(game_id, stream_token(query))
         # Where a reconnecting client resumes: Last-Event-ID (the browser's own), else ?after=.
         after = headers.get("last_event_id", query.get("after"))
         args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}
@@ -268,7 +268,7 @@ class Stream(MethodView):
             return answer, status
         watch = store.live.watch(args["game_id"])
         try:  # registered first, then read: a change stored after this read reaches the stream
-            game = store.current(args["game_id"])
+            game = store.delivery.current(args["game_id"])
             first = (game, shared_messages(store).get(store, game, args, after))
         except BaseException:
             watch.close()

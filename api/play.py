@@ -107,7 +107,7 @@ def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
     if not token or len(token) > MAX_TOKEN_LENGTH:
         return {"role": "invalid"}
     try:
-        who = games().authenticate(game_id, token)
+        who = games().access.authenticate(game_id, token)
     except Unauthorized:
         # Shown as a spectator with a note, so the script can still drop the bad link's token.
         return {"role": "invalid"}
@@ -153,13 +153,13 @@ class Invitations(MethodView):
         player token of this game; the links come in seat order.
         """
         store = games()
-        if not store.authenticate(game_id, bearer_token()).host:
+        if not store.access.authenticate(game_id, bearer_token()).host:
             raise Forbidden("only the host lists the invitations")
         game = store.game(game_id)
         page = url_for("play.play_page", game_id=game.id, _external=True)
         found = {}
         for token in body["tokens"]:
-            who = store.authenticate(game_id, token)
+            who = store.access.authenticate(game_id, token)
             if who.player is None:
                 raise Unauthorized("an invitation is made from a player's token")
             found[who.player] = token

@@ -40,10 +40,10 @@ class Export(MethodView):
     @_documented(401, 403, 404)
     def get(self, game_id):
         """The signed replay document (host any time, anyone once finished)."""
-        game, records = games().replay_records(game_id, viewer(game_id), "the export")
+        game, records = games().reads.replay_records(game_id, viewer(game_id), "the export")
         key = signing_key()
         return build_document(game, records, key.sign, key.public_pem,
-                              games().annotation_records(game))
+                              games().arbiter.annotation_records(game))
 
 
 @blp.route("/replays/verify")

@@ -140,14 +140,14 @@ class StreamWriter:
         if not outlets:
             return
         try:
-            game = self._store.current(game_id, version)
+            game = self._store.delivery.current(game_id, version)
         except Exception:  # the store failed: end these streams; their clients reconnect
             log.exception("stream writer: reading game %s failed", game_id)
             for outlet in outlets:
                 self._end(outlet)
             return
         now = time.monotonic()
-        parts: dict = {}  # what the messages of this version share (Games.update_of)
+        parts: dict = {}  # what the messages of this version share (Delivery.update_of)
         for outlet in outlets:
             outlet.synced = now
             if game.version > outlet.version:

@@ -96,9 +96,9 @@ def game_list():
 def viewer_page(game_id: str):
     """A web page that steps through a game (host any time, anyone once it is finished)."""
     token = page_token()
-    who = games().authenticate(game_id, token)
+    who = games().access.authenticate(game_id, token)
     try:
-        game, records = games().replay_records(game_id, who, "This game's replay")
+        game, records = games().reads.replay_records(game_id, who, "This game's replay")
     except Forbidden as err:
         raise Forbidden(f"{err}; the host can watch it now with ?token=<host token>.") from None
     # The script needs the token only while the JSON endpoints still ask for it.
@@ -149,12 +149,12 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "events": events,
         "event_types": sorted({r["type"] for r in records}),
         "starts": starts(type(game), records),
-        "annotations": [shown(r) for r in games().annotation_records(game)],
+        "annotations": [shown(r) for r in games().arbiter.annotation_records(game)],
         "annotations_url": f"{root}/games/{game.id}/annotations",
         "viewer_url": f"{root}/games/",
         # a fork's link to the step it began after, and the games forked from this one
         "parent": dict(game.parent) if game.parent else None,
-        "forks": games().forks(game.id),
+        "forks": games().arbiter.forks(game.id),
     }
 
 

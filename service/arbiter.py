@@ -7,18 +7,28 @@ the step it is about (`version`, 0 for the setup) and the hash of that step's ev
 linked into a chain of its own: `hash` = SHA-256 of `prev_hash` + the canonical JSON of the
 annotation without `hash`, the first `prev_hash` being the game's seed commitment. The export
 carries them, signed with the rest of the document, and verification checks every link.
+
+`Arbiter` is the host's desk in one Application: annotating a game, reading its annotations,
+forking a finished game from a step between two moves, and listing a game's forks.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.persistence import IntegrityError
 
-from domain.core import BadCommand, record_hash
+from domain.core import BadCommand, Game, Viewer, record_hash
+from service.access import check_host, check_replay_open
+from service.errors import Conflict
+from service.repository import GameRepository, parse_game_id
+from service.tokens import draw_salt, draw_seed
 
 KINDS = ("note", "ruling")
 MAX_TEXT = 4000  # characters of one annotation
@@ -106,3 +116,106 @@ class Forks(Aggregate):
     @event("Linked")
     def _linked(self, fork: dict[str, Any]) -> None:
         self.forks.append(dict(fork))
+
+
+class Arbiter:
+    """The arbiter's work on one Application's games: annotations and forks."""
+
+    def __init__(self, repository: GameRepository, save: Callable[..., Any],
+                 store_new: Callable[..., Any]) -> None:
+        self._repository = repository
+        self._save = save  # the Application's save
+        self._store_new = store_new  # the Application's: stores a new game with its tokens
+
+    def annotate(self, game_id: str | UUID, viewer: Viewer, version: Any, text: Any,
+                 kind: Any = None) -> dict[str, Any]:
+        """The host (the arbiter) attaches a note or a ruling to step `version` of a game."""
+        game = self._repository.game(game_id)
+        check_host(viewer, "annotating a game")
+        step = check_step(game, version)
+        try:
+            desk = self._repository.get(Annotations.create_id(game.id))
+        except AggregateNotFoundError:
+            desk = Annotations(game_id=game.id, seed_commitment=game.seed_commitment)
+        record = desk.annotate(step, self._event_hash(game, step), text, kind)
+        try:
+            self._save(desk)
+        except IntegrityError:
+            raise Conflict("another annotation was stored first; try again") from None
+        return shown(record)
+
+    def annotation_records(self, game: Game) -> list[dict[str, Any]]:
+        """Every annotation of a game with its chain links, in order (the export's)."""
+        try:
+            return [dict(r) for r in self._repository.get(Annotations.create_id(game.id)).records]
+        except AggregateNotFoundError:
+            return []
+
+    def annotations(self, game_id: str | UUID, viewer: Viewer) -> list[dict[str, Any]]:
+        """The annotations, for whoever may replay the game (the host, everybody once over)."""
+        game = self._repository.game(game_id)
+        check_replay_open(game, viewer, "the annotations")
+        return [shown(r) for r in self.annotation_records(game)]
+
+    def fork(self, game_id: str | UUID, viewer: Viewer, at: Any) -> Any:
+        """A new game (a NewGame) from the state after event `at` of a game that is over.
+
+        A game still in play is not forked: the fork's own log, once it is over, would show
+        hands its parent still hides. An arbiter voiding a move in a game in play aborts it
+        first (POST /abort), then forks it from before that move.
+        """
+        parent = self._repository.game(game_id)
+        check_host(viewer, "forking a game")
+        if not parent.finished:
+            raise Conflict("only a game that is over can be forked: abort it first")
+        step = check_step(parent, at)
+        self._check_between_moves(parent, step)
+        # the last version awaits nobody: never it
+        state = self._repository.game(parent.id, version=step)
+        link = {"game_id": str(parent.id), "version": step, "hash": self._event_hash(parent, step)}
+        fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt())
+        try:
+            links = self._repository.get(Forks.create_id(parent.id))
+        except AggregateNotFoundError:
+            links = Forks(game_id=parent.id)
+        links.add(fork.id, step)
+        return self._store_new(fork, also=(links,))
+
+    def forks(self, game_id: str | UUID) -> list[dict[str, Any]]:
+        """The games forked from a game, oldest first: [{"game_id", "at"}] (public)."""
+        gid = parse_game_id(game_id)
+        try:
+            return [dict(f) for f in self._repository.get(Forks.create_id(gid)).forks]
+        except AggregateNotFoundError:
+            return []
+
+    def _check_between_moves(self, game: Game, step: int) -> None:
+        """A fork begins between two moves: a move that stores several events (a card played,
+        then the trick it completes) leaves no whole table between them."""
+        types = [type(e).__name__ for e in self._repository.event_store.get(game.id)]
+        # what a command begins with (the host's and the clock's included)
+        moves = set(type(game).COMMAND_EVENTS) | {"GameAborted", "SeatHanded", "ClockExpired"}
+        if step < len(types) and types[step] not in moves:
+            # types[i] is event i + 1's: the last move begun before `step` began at its version
+            before = max((v for v, t in enumerate(types[:step]) if t in moves), default=0)
+            raise BadCommand(f"event {step} is in the middle of a move (event {step + 1} "
+                             f"completes it): a fork begins between moves, e.g. after event "
+                             f"{before}")
+
+    def _event_hash(self, game: Game, version: int) -> str:
+        """The hash of a game's event `version`; the seed commitment for the setup (0)."""
+        if version == 0:
+            return game.seed_commitment
+        if version == game.version:
+            return game.chain_hash
+        return next(iter(self._repository.event_store.get(game.id, gt=version - 1,
+                                                          lte=version))).hash
+
+
+def check_step(game: Game, version: Any) -> int:
+    """A step of a game named by a request: a whole number in 0..its version."""
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise BadCommand("a step is a whole number (an event's version)")
+    if not 0 <= version <= game.version:
+        raise BadCommand(f"step {version} is outside 0..{game.version}")
+    return version

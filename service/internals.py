@@ -26,7 +26,7 @@ module would add a call to every event on a measured hot path. This module lists
    Tests: tests/domain/core/test_event_fast_paths.py (same events, same fields in the same
    order, the library's path for any other call).
 
-2. The repository's reconstruction -- ``reconstruct`` (used by service.app.GameRepository).
+2. The repository's reconstruction -- ``reconstruct`` (used by service.repository.GameRepository).
    Private part: ``Repository._reconstruct_aggregate(aggregate_id, version, projector_func)``.
    Why: the stock cache forwards the cached game in place while other threads read or copy
    it (a half-forwarded game breaks the chain); GameRepository replaces it by a forwarded

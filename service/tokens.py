@@ -1,4 +1,5 @@
-"""Host and player tokens: 256 random bits each, stored only as SHA-256 hashes.
+"""Secrets the server draws: host and player tokens (256 random bits each, stored only as
+SHA-256 hashes), and each game's seed and salt.
 
 The hashes live in a small aggregate of their own beside the game (never in the game's events,
 so they never reach a log or an export), saved in the same transaction as the game.
@@ -19,6 +20,16 @@ TOKEN_BYTES = 32  # 256 bits; the issue asks for at least 128
 def new_token() -> str:
     """A fresh bearer token."""
     return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def draw_seed() -> str:
+    """A server-drawn seed: 256 random bits as 64 hex digits."""
+    return secrets.token_hex(32)
+
+
+def draw_salt() -> str:
+    """A game's salt (replay format 2): 256 random bits as 64 hex digits, secret like the seed."""
+    return secrets.token_hex(32)
 
 
 def token_hash(token: str) -> str:

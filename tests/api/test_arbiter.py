@@ -64,8 +64,8 @@ def test_annotations_are_chained_from_the_seed_commitment(client, app):
         client.post(f"/games/{gid}/annotations", headers=host, json={"version": version, "text": f"at {version}"})
     games = app.extensions["gruft"]
     game = games.game(gid)
-    records = games.annotation_records(game)
-    hashes = {e["version"]: e["hash"] for e in games.records(gid)}
+    records = games.arbiter.annotation_records(game)
+    hashes = {e["version"]: e["hash"] for e in games.reads.records(gid)}
     prev = game.seed_commitment
     for record in records:
         # Check each link: its predecessor, its own hash, and the hash of the step it is about.

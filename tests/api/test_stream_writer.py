@@ -87,7 +87,7 @@ def handed(writer, games: Games, gid, keep: list, buffer: int | None = None,
     keep += [server, client]
     watch = games.live.watch(gid)
     keep.append(watch)
-    version = games.current(gid).version
+    version = games.delivery.current(gid).version
     args = {"game_id": gid, "viewer": viewer, "player": None}
     return client, writer.add(server, watch, args, version, 15.0, "/test"), server
 
@@ -130,7 +130,7 @@ def test_each_version_once_in_order_and_the_last_message_ends_the_stream(store):
     rng, logs = random.Random(7), {}
     while (command := random_command(store.game(gid), rng)) is not None:
         # What the log shows each viewer while the game is in play (the end reveals more).
-        logs = {viewer: store.log(gid, viewer, after=start, limit=1000)[0] for viewer in streams}
+        logs = {viewer: store.reads.log(gid, viewer, after=start, limit=1000)[0] for viewer in streams}
         store.command(gid, HOST, command)
     game = store.game(gid)
     assert game.finished
@@ -146,4 +146,4 @@ def test_each_version_once_in_order_and_the_last_message_ends_the_stream(store):
         streamed = [e for message in data for e in message["events"]]
         assert streamed[:len(logs[viewer])] == logs[viewer]
         assert [e["version"] for e in streamed] == list(range(start + 1, game.version + 1))
-        assert data[-1]["view"] == store.view(gid, viewer)
+        assert data[-1]["view"] == store.reads.view(gid, viewer)

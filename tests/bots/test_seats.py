@@ -66,7 +66,7 @@ def check_exports(games: Games, game_id: UUID, folder: Path) -> list[dict]:
     """The game's replay document verifies (every move legal, re-run by the rules)."""
     key = SigningKey.load_or_create(folder)
     game = games.game(game_id)
-    records = games.records(game_id)
+    records = games.reads.records(game_id)
     verdict = verify(build_document(game, records, key.sign, key.public_pem),
                      trusted_keys=[key.public_pem], check_signature=check_signature)
     assert verdict.valid, verdict.problems

@@ -122,7 +122,7 @@ def test_store_through_the_service_verifies_offline(tmp_path):
     for played in summary.played:
         # Check the stored events, exported and signed, verify with the stored result.
         game = games.game(played.game_id)
-        document = build_document(game, games.records(played.game_id), key.sign, key.public_pem)
+        document = build_document(game, games.reads.records(played.game_id), key.sign, key.public_pem)
         verdict = verify(document, trusted_keys=[key.public_pem], check_signature=check_signature)
         assert verdict.valid, verdict.problems
         assert verdict.scores == played.scores

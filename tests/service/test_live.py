@@ -158,21 +158,21 @@ def test_an_in_memory_store_needs_no_watcher():
 
 
 def test_the_streams_share_of_the_log_is_the_log(sqlite_env):
-    """Games._stored_between (the events all streams of a worker share) answers exactly what
+    """Delivery.stored_between (the events all streams of a worker share) answers exactly what
     the store holds, for any range, whether the tail holds it, part of it, or none of it."""
-    from service import app as service_app
+    from service import delivery as service_delivery
 
     games = Games(env=sqlite_env)
     try:
         gid = new_game(games, "vampir")
         rng = random.Random(3)
-        for _ in range(service_app.TAIL_EVENTS + 20):
+        for _ in range(service_delivery.TAIL_EVENTS + 20):
             command = random_command(games.game(gid), rng)
             if command is None:
                 break
             games.run_command(gid, HOST, command)
         head = games.game(gid).version
-        assert head > service_app.TAIL_EVENTS  # the tail no longer holds the first events
+        assert head > service_delivery.TAIL_EVENTS  # the tail no longer holds the first events
 
         def stored(after: int, upto: int) -> list:
             return [(e.originator_version, type(e).__name__) for e in
@@ -180,7 +180,7 @@ def test_the_streams_share_of_the_log_is_the_log(sqlite_env):
 
         for after, upto in ((head - 1, head), (head - 5, head), (0, head), (3, 10),
                             (head - 2, head - 1), (0, 1)):
-            shared = games._stored_between(gid, after, upto)
+            shared = games.delivery.stored_between(gid, after, upto)
             assert [(e.originator_version, type(e).__name__) for e in shared] == stored(
                 after, upto), (after, upto)
     finally:
@@ -194,8 +194,8 @@ def test_another_workers_events_are_read_once_for_the_game_and_its_streams(sqlit
     writer, reader = Games(env=sqlite_env), Games(env=sqlite_env)
     try:
         gid = new_game(writer, "vampir")
-        before = reader.current(gid).version
-        reader.bot_seats(gid)  # read once per game and kept
+        before = reader.delivery.current(gid).version
+        reader.access.bot_seats(gid)  # read once per game and kept
         rng = random.Random(5)
         for _ in range(3):
             writer.run_command(gid, HOST, random_command(writer.game(gid), rng))
@@ -208,12 +208,12 @@ def test_another_workers_events_are_read_once_for_the_game_and_its_streams(sqlit
             return real_get(*args, **kwargs)
 
         reader.repository.event_store.get = counted
-        game = reader.current(gid, head)
+        game = reader.delivery.current(gid, head)
         assert game.version == head and len(reads) == 1
-        events, _ = reader.update_of(game, HOST, before)
+        events, _ = reader.delivery.update_of(game, HOST, before)
         assert len(reads) == 1  # from the tail
         assert [e["version"] for e in events] == list(range(before + 1, head + 1))
-        page, _ = writer.log(gid, HOST, after=before)
+        page, _ = writer.reads.log(gid, HOST, after=before)
         assert events == page
     finally:
         writer.close()
@@ -228,9 +228,9 @@ def forwards_watched_games(env: dict[str, str]) -> None:
     try:
         gid = new_game(writer, "vampiring")
         unwatched = new_game(writer, "vampir")
-        before = reader.current(gid).version
-        reader.current(unwatched)
-        reader.bot_seats(gid)  # read once per game and kept
+        before = reader.delivery.current(gid).version
+        reader.delivery.current(unwatched)
+        reader.access.bot_seats(gid)  # read once per game and kept
         reads = []
         real_get = reader.repository.event_store.get
 
@@ -246,14 +246,14 @@ def forwards_watched_games(env: dict[str, str]) -> None:
                 writer.run_command(unwatched, HOST, random_command(writer.game(unwatched), rng))
                 head = writer.game(gid).version
                 assert watch.wait(head - 1, WAIT) and watch.latest == head
-                game = reader.current(gid, head)
-                events, view = reader.update_of(game, HOST, before)
+                game = reader.delivery.current(gid, head)
+                events, view = reader.delivery.update_of(game, HOST, before)
                 assert reads == [], "the watched game was read from the store again"
                 stored = writer.game(gid)
                 assert (game.version, game.chain_hash) == (stored.version, stored.chain_hash)
                 assert game.full_state() == stored.full_state()
-                assert view == writer.view(gid, HOST)
-                assert events == writer.log(gid, HOST, after=before)[0]
+                assert view == writer.reads.view(gid, HOST)
+                assert events == writer.reads.log(gid, HOST, after=before)[0]
         # An unwatched game is left for whoever reads it next.
         cached = reader.repository.cache.get(unwatched)
         assert cached.version < writer.game(unwatched).version

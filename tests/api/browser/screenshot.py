@@ -30,7 +30,7 @@ def main(out: Path = DEFAULT_OUT, key: str = "voodoo-prince", seed: int = 7) -> 
     app = create_app({"TESTING": True, "GRUFT_ENV": env})
     games = app.extensions["gruft"]
     game = store_random_game(games, key, seed)
-    records = games.records(game.game_id)
+    records = games.reads.records(game.game_id)
     # The first moment of the second round's play with two cards on the table.
     step = next(r["version"] for i, r in enumerate(records)
                 if r["type"] == "CardPlayed" and i > len(records) // 2

@@ -308,7 +308,7 @@ def test_host_watches_a_game_in_progress(page, page_errors: list[str], live_site
     # Check the page says so when the game moves on while it is open
     total = int(page.text_content("#step-total"))
     player = games.game(game.game_id).to_act[0]
-    move = games.legal_moves(game.game_id, HOST, player)["moves"][0]
+    move = games.reads.legal_moves(game.game_id, HOST, player)["moves"][0]
     games.run_command(game.game_id, HOST, {**move, "player": player})
     page.keyboard.press("End")
     wait_step(page, total)

@@ -127,7 +127,7 @@ def test_every_event_of_every_game_is_described(site: Site):
     games = site.app.extensions["gruft"]
     assert set(site.finished) == set(available_games())
     for key, game in site.finished.items():
-        records = games.records(game.game_id)
+        records = games.reads.records(game.game_id)
         options = games.game(game.game_id).options
         texts = describe_events(key, records, game.players, options, strict=True)
         assert [t["version"] for t in texts] == [r["version"] for r in records]
@@ -143,7 +143,7 @@ def test_a_player_reads_only_what_they_saw(site: Site, key: str):
         pytest.skip(f"{key} is not available yet")
     games = site.app.extensions["gruft"]
     game = site.finished[key]
-    records = games.records(game.game_id)
+    records = games.reads.records(game.game_id)
     texts = describe_events(key, records, game.players, games.game(game.game_id).options)
     seed = str(records[0]["data"]["seed"])
     # Check the seed is named for everything, never in a player's words before the end
@@ -229,7 +229,7 @@ def test_texts_of_an_unknown_event_name_it():
 def test_a_game_in_progress_is_described_up_to_its_last_event(site: Site):
     games = site.app.extensions["gruft"]
     game = store_random_game(games, "voodoo-prince", seed=11, moves=3)
-    records = games.records(game.game_id)
+    records = games.reads.records(game.game_id)
     texts = describe_events("voodoo-prince", records, game.players, {"rounds": 2}, strict=True)
     assert len(texts) == len(records)
 

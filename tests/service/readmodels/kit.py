@@ -101,7 +101,7 @@ def expected_metrics(games: Games, finished: list[Game]) -> dict[tuple[str, str,
         cell[1] += 1
 
     for game in finished:
-        records = games.records(game.id)
+        records = games.reads.records(game.id)
         key, n = game.KEY, len(game.players)
         out_this_round: list[str] = []
         points_this_round: dict[str, int] = defaultdict(int)

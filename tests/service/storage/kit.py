@@ -63,7 +63,7 @@ def state_of(game: Game) -> dict[str, Any]:
 
 def check_log(games: Games, game_id: UUID) -> list[dict[str, Any]]:
     """The stored log is whole: versions 1..n without gaps or repeats, the hash chain intact."""
-    records = games.records(game_id)
+    records = games.reads.records(game_id)
     assert [r["version"] for r in records] == list(range(1, len(records) + 1))
     prev = games.game(game_id).seed_commitment
     for record in records:

@@ -36,20 +36,20 @@ def test_refused_commands_leave_cache_and_store_untouched(make_games, key):
     game_id = new_game(games, key, seed=3)
     advance(games, game_id, random.Random(3), 3)
     cached = games.repository.get(game_id, deepcopy_from_cache=False)
-    before, records = deepcopy(state_of(cached)), games.records(game_id)
+    before, records = deepcopy(state_of(cached)), games.reads.records(game_id)
     for command, error in refused_commands(games, game_id):
         # Fail to run a refused command: the cached game, the store and the answer stay put.
         with pytest.raises(error):
             games.run_command(game_id, HOST, command)
         assert state_of(cached) == before
         assert games.repository.get(game_id, deepcopy_from_cache=False) is cached
-        assert games.records(game_id) == records
+        assert games.reads.records(game_id) == records
     # Fail with a stale expected_version: 409 and nothing written.
-    move = {**games.legal_moves(game_id, HOST, sorted(cached.to_act)[0])["moves"][0],
+    move = {**games.reads.legal_moves(game_id, HOST, sorted(cached.to_act)[0])["moves"][0],
             "player": sorted(cached.to_act)[0]}
     with pytest.raises(Conflict):
         games.run_command(game_id, HOST, move, expected_version=cached.version - 1)
-    assert state_of(cached) == before and games.records(game_id) == records
+    assert state_of(cached) == before and games.reads.records(game_id) == records
 
 
 def test_commands_run_on_a_copy_and_cache_is_replaced_not_mutated(make_games):
@@ -87,7 +87,7 @@ def test_cache_is_forwarded_when_another_application_wrote(make_games):
 
 @pytest.mark.parametrize("key", available_games())
 def test_a_copied_game_equals_the_original_and_shares_nothing_mutable(key):
-    from service.app import copy_game
+    from service.repository import copy_game
     from tests.kit import SHORT_OPTIONS, seats
 
     game = game_class(key).start(seats(key), seed=3, options=SHORT_OPTIONS.get(key))

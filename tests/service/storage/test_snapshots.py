@@ -49,7 +49,7 @@ def test_state_with_and_without_snapshots_is_identical_at_every_version(make_gam
     assert without.version == game.version
     # Check the replay steps the API serves agree too (they load through the snapshots).
     for version in range(0, game.version + 1, 5):
-        assert snapshotting.replay(game_id, HOST, version) == plain.replay(game_id, HOST, version)
+        assert snapshotting.reads.replay(game_id, HOST, version) == plain.reads.replay(game_id, HOST, version)
 
 
 def test_a_snapshot_that_fails_to_store_does_not_fail_its_stored_command(make_games, caplog):
@@ -61,7 +61,7 @@ def test_a_snapshot_that_fails_to_store_does_not_fail_its_stored_command(make_ga
     blockers = [dataclasses.replace(taken, originator_version=v)
                 for v in range(game.version + 1, game.version + 40) if v % INTERVAL == 0]
     games.snapshots.put(blockers)
-    before = len(games.records(game_id))
+    before = len(games.reads.records(game_id))
     # Check the command is answered as stored (not 409, not 500), and it is stored, whole.
     player = sorted(game.to_act)[0]
     version, events = games.run_command(

@@ -1,0 +1,132 @@
+"""Seats and tokens: who a token is for, which seat a viewer looks from or acts for, and what
+only the host may do.
+
+Tokens are checked against the hashes stored beside each game (service.tokens); the bot seats
+(service.seats) are recorded beside it too. Both are written once with the game and never
+change, so a worker keeps them once read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, LRUCache, Repository
+
+from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer
+from domain.core.names import seated_form
+from service.errors import Forbidden, GameNotFound, Unauthorized
+from service.repository import parse_game_id
+from service.seats import BotSeats
+from service.tokens import Credentials
+
+CREDENTIALS_CACHE_SIZE = 10_000  # games whose token hashes a worker keeps in memory
+
+
+class Access:
+    """A worker's door keeper: tokens to viewers, and the bot seats of its games."""
+
+    def __init__(self, repository: Repository) -> None:
+        self._repository = repository
+        # game id -> its tokens' hashes, the most recently used games kept
+        self._credentials: LRUCache[UUID, Credentials] = LRUCache(CREDENTIALS_CACHE_SIZE)
+        self._bot_seats: LRUCache[UUID, dict[str, str]] = LRUCache(CREDENTIALS_CACHE_SIZE)
+
+    def authenticate(self, game_id: str | UUID, token: str | None) -> Viewer:
+        """Who a bearer token is for this game; no token is a spectator."""
+        if token is None:
+            return SPECTATOR
+        gid = parse_game_id(game_id)
+        # Credentials are issued once and never change, so a worker need not ask the store for
+        # newer events on every request (measured: ~13% of a command's CPU, docs/performance.md).
+        try:
+            creds = self._credentials.get(gid)
+        except KeyError:
+            try:
+                # Read straight from the store (version 1, the only one): through the games'
+                # cache the token hashes would take the slot of a game.
+                creds = self._repository.get(Credentials.create_id(gid), version=1)
+            except AggregateNotFoundError:
+                raise GameNotFound(f"no game {game_id}") from None
+            self._credentials.put(gid, creds)
+        found = creds.identify(token)
+        if found is None:
+            raise Unauthorized("that token is not valid for this game")
+        is_host, player = found
+        return HOST if is_host else Viewer(player=player)
+
+    def bot_seats(self, game_id: str | UUID) -> dict[str, str]:
+        """The seats of a game the server's bots play (public; empty for most games)."""
+        gid = parse_game_id(game_id)
+        # Recorded with the game and never changed: once read, kept (absent ones too).
+        try:
+            return self._bot_seats.get(gid)
+        except KeyError:
+            pass
+        try:
+            seats = dict(self._repository.get(BotSeats.create_id(gid), version=1).seats)
+        except AggregateNotFoundError:
+            seats = {}
+        self._bot_seats.put(gid, seats)
+        return seats
+
+    def remember_bots(self, game_id: UUID, bots: dict[str, str] | None) -> None:
+        """Keep the bot seats of a game this worker just stored (none is kept too)."""
+        self._bot_seats.put(game_id, dict(bots or {}))
+
+
+def seat_viewer(game: Game, viewer: Viewer, player: str | None, *, public_ok: bool) -> Viewer:
+    """The seat a viewer looks from: their own, the one the host names, or (`public_ok`) none."""
+    if player is not None:
+        player = seated_form(player)
+    if viewer.host:
+        if player is None:
+            if public_ok:
+                return SPECTATOR
+            raise BadCommand("the host names a seat: add ?player=<name>")
+        if player not in game.players:
+            raise BadCommand(f"{player!r} does not play in this game")
+        return Viewer(player=player)
+    if viewer.player is None:
+        if public_ok and player is None:
+            return SPECTATOR
+        raise Unauthorized("a player's or the host's token is needed")
+    if player is not None and player != viewer.player:
+        raise Forbidden(f"this token sees only {viewer.player}'s seat")
+    return viewer
+
+
+def acting_player(game: Game, viewer: Viewer, named: Any) -> str:
+    """The player a command is for: the token's own, or the one the host names (or awaits)."""
+    if named is not None and not isinstance(named, str):
+        raise BadCommand("'player' must be a player's name")
+    if named is not None:
+        named = seated_form(named)
+    if viewer.host:
+        if named is None:
+            if len(game.to_act) == 1:
+                return game.to_act[0]
+            raise BadCommand("the host acts for a player: add \"player\": \"<name>\"")
+        if named not in game.players:
+            raise BadCommand(f"{named!r} does not play in this game")
+        return named
+    if viewer.player is None:
+        raise Unauthorized("commands need a player's or the host's token")
+    if named is not None and named != viewer.player:
+        raise Forbidden(f"this token acts only for {viewer.player}")
+    return viewer.player
+
+
+def check_host(viewer: Viewer, what: str) -> None:
+    """Only the host's token may do `what`."""
+    if viewer.player is not None:
+        raise Forbidden(f"{what} is for the host alone")
+    if not viewer.host:
+        raise Unauthorized(f"{what} needs the host's token")
+
+
+def check_replay_open(game: Game, viewer: Viewer, what: str) -> None:
+    """docs/api.md: the replay, its export and its viewer are the host's at any time, and
+    everybody's once the game is over (a game in play keeps its hands secret)."""
+    if not (viewer.host or game.finished):
+        raise Forbidden(f"{what} is open to the host, and to everybody once the game is over")

@@ -1,0 +1,154 @@
+"""Views and logs: what a viewer may see of a game — its view, legal moves, log pages (long
+polled, filtered), the unredacted records and the replay steps of whoever may replay it.
+
+Everything a viewer receives passes through the game's `view` / `redact`, so secrets are
+stripped in one place.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from uuid import UUID
+
+from domain.core import SPECTATOR, Game, Viewer, event_record
+from domain.core.visibility import sees_everything
+from service.access import Access, check_replay_open, seat_viewer
+from service.errors import GameNotFound
+from service.live import Live
+from service.logfilter import LogFilter
+from service.repository import GameRepository, parse_game_id
+from service.seats import with_bots
+
+EVENTS_PAGE_MAX = 1000
+
+
+class Reads:
+    """The read side of one Application's games, as each viewer may see them."""
+
+    def __init__(self, repository: GameRepository, access: Access, live: Live) -> None:
+        self._repository = repository
+        self._access = access
+        self._live = live
+
+    def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
+        """A view: public for spectators; a player's own; the host names the player."""
+        return self.view_of(self._repository.game(game_id), viewer, player)
+
+    def view_of(self, game: Game, viewer: Viewer, player: str | None,
+                parts: dict[Any, Any] | None = None) -> dict[str, Any]:
+        """The view of a game at hand; `parts` keeps its public part for other viewers of the
+        same version (the stream writer's round)."""
+        seat = seat_viewer(game, viewer, player, public_ok=True)
+        key = ("view", sees_everything(seat, game.finished))
+        public = parts.get(key) if parts is not None else None
+        if public is None:
+            public = with_bots(game.public_view(key[1]), self._access.bot_seats(game.id))
+            if parts is not None:
+                parts[key] = public
+        return game.seat_view(public, seat)
+
+    def legal_moves(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
+        """The commands the rules allow the viewer's seat now."""
+        game = self._repository.game(game_id)
+        seat = seat_viewer(game, viewer, player, public_ok=False)
+        moves = game.legal_moves(seat.player)
+        answer = {"player": seat.player, "moves": moves}
+        previews = game.previews(seat.player, moves) if moves else None
+        if previews is not None:  # VampiRing: where each move would land (the play page)
+            answer["previews"] = previews
+        return answer
+
+    def log(self, game_id: str | UUID, viewer: Viewer, after: int = 0, limit: int = 100,
+            wait: float = 0.0, only: LogFilter | None = None
+            ) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of the log as the viewer may see it, and the `after` of the next page.
+
+        With `wait` (long polling), a page that would be empty waits until an event after
+        `after` is stored, at most `wait` seconds; a game that is over never waits. With `only`,
+        the page holds the events that filter keeps, their versions as stored.
+        """
+        if wait <= 0:
+            return self._log_page(self._repository.game(game_id), viewer, after, limit, only)
+        deadline = time.monotonic() + wait
+        with self._live.watch(parse_game_id(game_id)) as watch:
+            while True:  # registered first, then read: nothing stored after the read is missed
+                game = self._repository.game(game_id)
+                page, cursor = self._log_page(game, viewer, after, limit, only)
+                remaining = deadline - time.monotonic()
+                if page or game.finished or remaining <= 0 or watch.stopping:
+                    return page, cursor
+                watch.wait(max(after, game.version), remaining)
+
+    def _log_page(self, game: Game, viewer: Viewer, after: int, limit: int,
+                  only: LogFilter | None = None) -> tuple[list[dict[str, Any]], int | None]:
+        limit = max(1, min(limit, EVENTS_PAGE_MAX))
+        if only is not None:
+            return self._filtered_page(game, viewer, after, limit, only)
+        stored = list(self._repository.event_store.get(game.id, gt=after, limit=limit + 1))
+        more = len(stored) > limit
+        page = [shown_event(game, e, viewer) for e in stored[:limit]]
+        return page, (page[-1]["version"] if more and page else None)
+
+    def _filtered_page(self, game: Game, viewer: Viewer, after: int, limit: int,
+                       only: LogFilter) -> tuple[list[dict[str, Any]], int | None]:
+        """The first `limit` events after `after` that `only` keeps, judged as `viewer` sees
+        each one (never on what is hidden from them), and the `after` of the next page."""
+        only.check(game)
+        page: list[dict[str, Any]] = []
+        while True:
+            stored = list(self._repository.event_store.get(game.id, gt=after,
+                                                           limit=EVENTS_PAGE_MAX))
+            for event in stored:
+                after = event.originator_version
+                if not only.keeps_type(type(event).__name__):
+                    continue
+                shown = shown_event(game, event, viewer)
+                if only.keeps(shown):
+                    if len(page) == limit:  # one more match: there is a next page
+                        return page, page[-1]["version"]
+                    page.append(shown)
+            if len(stored) < EVENTS_PAGE_MAX:
+                return page, None
+
+    def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
+        """Every event of a game, unredacted, with its chain links (export, audit)."""
+        return self.records_of(self._repository.game(game_id))
+
+    def replay_records(self, game_id: str | UUID, viewer: Viewer, what: str = "a replay"
+                       ) -> tuple[Game, list[dict[str, Any]]]:
+        """The game and its whole unredacted log, for whoever may replay it (export, viewer)."""
+        game = self._repository.game(game_id)
+        check_replay_open(game, viewer, what)
+        return game, self.records_of(game)
+
+    def records_of(self, game: Game) -> list[dict[str, Any]]:
+        """Every event of a game at hand, unredacted, with its chain links."""
+        return [event_record(e) for e in self._repository.event_store.get(game.id)]
+
+    def replay(self, game_id: str | UUID, viewer: Viewer, n: int) -> dict[str, Any]:
+        """The full state after the first n events, with the n-th event (host, or once finished)."""
+        game = self._repository.game(game_id)
+        check_replay_open(game, viewer, "a replay")
+        if not 0 <= n <= game.version:
+            raise GameNotFound(f"step {n} is outside 0..{game.version}")
+        if n == 0:
+            return {"version": 0, "of": game.version, "event": None, "state": None, "view": None}
+        at = game if n == game.version else self._repository.game(game.id, version=n)
+        event = next(iter(self._repository.event_store.get(game.id, gt=n - 1, lte=n)))
+        record = event_record(event)
+        return {"version": n, "of": game.version, "event": record, "state": at.full_state(),
+                "view": at.view(SPECTATOR)}
+
+
+def shown_event(game: Game, event: Any, viewer: Viewer) -> dict[str, Any]:
+    """A stored event as the log shows it to `viewer`."""
+    return redacted(game, event_record(event), viewer)
+
+
+def redacted(game: Game, record: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """An event's record as the log shows it to `viewer`: a new dict without the chain
+    links (the record itself is left as it was, for other viewers)."""
+    return {"version": record["version"], "type": record["type"],
+            "timestamp": record["timestamp"],
+            "data": game.redact(record["type"], record["data"], viewer)}
