@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 def records_of(site: Site, game: StoredGame) -> list[dict[str, Any]]:
     """Every stored event of the game, unredacted."""
-    return site.app.extensions["gruft"].records(game.game_id)
+    return site.app.extensions["gruft"].reads.records(game.game_id)
 
 
 def first(records: list[dict], type_: str, when=lambda i, r: True) -> int:
