@@ -19,6 +19,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         docs,
         games,
         headers,
+        health,
         i18n,
         inputs,
         limits,
@@ -63,7 +64,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
 
     api = GruftApi(app)
-    for resource in (games, live, replays, arbiter, stats, viewer, play):
+    for resource in (games, live, replays, arbiter, stats, viewer, play, health):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound

@@ -8,7 +8,8 @@ import resource
 import shutil
 import sys
 
-from service.settings import SettingsError, check_settings
+from service.health import StoreNotWritable, check_folder, check_writable
+from service.settings import SettingsError, check_settings, data_dir, storage_env
 
 # The serving model (issue 15): gunicorn's gthread workers. Each worker's main loop accepts
 # connections and waits for idle ones in a selector; every request, a live stream included, gets a
@@ -61,7 +62,8 @@ def serve(args: argparse.Namespace) -> int:
     """
     try:
         check_settings(os.environ)  # before gunicorn: its workers would each fail to boot
-    except SettingsError as exc:
+        ready_to_write(os.environ)
+    except (SettingsError, StoreNotWritable) as exc:
         print(f"gruft serve: {exc}", file=sys.stderr)
         return 2
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
@@ -78,6 +80,21 @@ def serve(args: argparse.Namespace) -> int:
           f"thread(s) (open files: {files})", flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
+
+
+def ready_to_write(environ) -> None:
+    """StoreNotWritable, one line, unless the store and the key's folder take writes: a
+    read-only or full disk would otherwise fail every worker's boot or every command."""
+    try:
+        env = storage_env(environ)
+        check_writable(env)
+        folder = data_dir(env)
+    except OSError as exc:  # a folder that cannot even be created
+        raise StoreNotWritable(f"cannot create {exc.filename} ({exc.strerror}): make its parent "
+                               "writable by this user, or set GAMES_DB and GRUFT_DATA_DIR to "
+                               "folders that are") from None
+    if not (folder / "signing-key.pem").exists():
+        check_folder(folder, "the signing key's folder", "GRUFT_DATA_DIR")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -16,12 +16,14 @@ from api.inputs import request_json
 from api.schemas import Error
 from domain.core import Aborted, BadCommand, BadSetup, Refusal
 from service import Conflict, Forbidden, GameNotFound, Unauthorized
+from service.health import is_permanent
 
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
               405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
               415: "unsupported_media_type", 422: "bad_request", 429: "rate_limited",
               500: "internal_error", 503: "unavailable"}
 RETRY_AFTER_SECONDS = 1  # told to a client whose request met a busy store
+FAULT_RETRY_AFTER_SECONDS = 30  # ... or one that cannot be written until someone mends it
 log = logging.getLogger("gruft.api")
 
 
@@ -140,6 +142,13 @@ def register_error_handlers(app: Flask) -> None:
         status, code = next(STATUSES[c] for c in type(err).__mro__ if c in STATUSES)
         if status != 503:
             return error_response(status, code, str(err))
+        if is_permanent(err):  # read-only, disk full: waiting alone will not mend it
+            log.error("store cannot be written: %s", err)
+            body, status = error_response(status, code, f"the game store cannot be written "
+                                          f"({err}); nothing was written. This needs the "
+                                          "server's operator (GET /readyz says why)")
+            body.headers["Retry-After"] = str(FAULT_RETRY_AFTER_SECONDS)
+            return body, status
         log.warning("store unavailable: %s", err)
         body, status = error_response(status, code, f"the game store is busy ({err}); nothing "
                                       "was written, try again")

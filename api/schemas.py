@@ -356,6 +356,10 @@ class Verdict(Schema):
     winners = fields.List(fields.String(), allow_none=True, required=True)
 
 
+class Health(Schema):
+    status = fields.String(required=True, metadata={"description": "`live` or `ready`"})
+
+
 class SigningKeyBody(Schema):
     alg = fields.String(required=True)
     key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})

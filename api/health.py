@@ -1,0 +1,53 @@
+"""Liveness and readiness, as operators' probes expect (issue 23, items 5 and 9).
+
+`GET /livez`: the process answers (nothing else is looked at). `GET /readyz`: the store answers
+a read and takes writes (service.health: a file written beside an SQLite store and its write
+lock taken and let go; a PostgreSQL server that is not a read-only standby); else 503 saying
+which, with Retry-After.
+"""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+
+from api import schemas
+from api.errors import GruftBlueprint, error_response
+from api.games import games
+from service.health import StoreNotWritable, check_writable
+
+blp = GruftBlueprint("health", __name__, description="Liveness and readiness probes")
+RETRY_AFTER_SECONDS = 5
+
+
+@blp.route("/livez")
+class Live(MethodView):
+    @blp.response(200, schemas.Health)
+    def get(self):
+        """The process answers."""
+        return {"status": "live"}
+
+
+@blp.route("/readyz")
+class Ready(MethodView):
+    @blp.response(200, schemas.Health)
+    @blp.alt_response(503, schema=schemas.Error,
+                      description="unavailable: the store does not answer or takes no writes")
+    def get(self):
+        """The store answers and takes writes."""
+        store = games()
+        try:
+            store.recorder.max_notification_id()
+        except Exception as exc:  # any store error: not ready, and say why
+            return not_ready(f"the game store does not answer ({exc})")
+        try:
+            check_writable(store.storage)
+        except StoreNotWritable as exc:
+            return not_ready(str(exc))
+        return {"status": "ready"}
+
+
+def not_ready(why: str):
+    """503 in the error shape, saying why, with Retry-After."""
+    body, status = error_response(503, "unavailable", f"not ready: {why}")
+    body.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return body, status

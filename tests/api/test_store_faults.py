@@ -1,0 +1,174 @@
+"""A store that cannot be written (issue 23, item 5): start-up stops with one line saying what,
+where and what to do; a running server that loses write access says so in its errors and at
+/readyz, and serves again once it is mended, nothing lost.
+
+The probe: on a read-only folder every write was answered "busy, try again" for ever; on a full
+disk the cause was buried in 175 lines of tracebacks. A read-only folder and a full disk are
+made for real: a read-only bind mount and a small tmpfs (as root), or file modes (as anyone
+else, read-only only)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import pytest
+
+from api import create_app
+from tests.kit import GRUFT, call, served_gruft, wait_until
+
+ROOT = os.geteuid() == 0
+
+
+def mounts_work(tmp_path: Path) -> bool:
+    """Whether this process may mount (root in a system that lets it)."""
+    if not ROOT:
+        return False
+    probe = tmp_path / "mount-probe"
+    probe.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)],
+                          capture_output=True)
+    if done.returncode == 0:
+        subprocess.run(["umount", str(probe)], check=True)
+    return done.returncode == 0
+
+
+@pytest.fixture
+def mounts(tmp_path) -> None:
+    if not mounts_work(tmp_path):
+        pytest.skip("needs root with mount (a tmpfs of limited size)")
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """`folder` read-only for this user while inside."""
+    if ROOT:  # modes do not stop root: a read-only bind mount of the folder on itself
+        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
+            yield
+        finally:
+            subprocess.run(["umount", "-l", str(folder)], check=True)
+        return
+    paths = [folder, *folder.iterdir()]
+    for path in paths:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        yield
+    finally:
+        for path in paths:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@contextmanager
+def small_disk(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` mounted on `folder` while inside."""
+    folder.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                   check=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+def fill(folder: Path) -> Path:
+    """Fill the disk `folder` is on; the filler file, to delete to mend it."""
+    filler = folder / "filler"
+    with filler.open("wb") as out, suppress(OSError):  # ENOSPC: full
+        while True:
+            out.write(b"\0" * 65536)
+            out.flush()
+    return filler
+
+
+def serve_once(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    """`gruft serve` on `env`, expected to stop before serving."""
+    return subprocess.run([str(GRUFT), "serve", "--port", "0"], env={**os.environ, **env},
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+def store_env(folder: Path) -> dict[str, str]:
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "GAMES_DB": str(folder / "g.sqlite"),
+            "GRUFT_DATA_DIR": str(folder / "data")}
+
+
+def assert_one_line(done: subprocess.CompletedProcess, *words: str) -> str:
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def test_serve_on_a_read_only_folder_stops_with_one_line(tmp_path):
+    if ROOT and not mounts_work(tmp_path):
+        pytest.skip("root, and no mount: a folder cannot be made read-only")
+    folder = tmp_path / "store"
+    folder.mkdir()
+    env = store_env(folder)
+    app = create_app({"TESTING": True, "GRUFT_ENV": env})  # an existing store and key
+    assert app.test_client().post("/games", json={"game": "vampir",
+                                                  "players": ["A", "B", "C"]}).status_code == 201
+    del app
+    with read_only(folder):
+        # Fail to serve: one line naming the folder and what to do, not a traceback.
+        line = assert_one_line(serve_once(env, tmp_path), str(folder), "writable")
+    assert "Traceback" not in line
+
+
+def test_serve_on_a_full_disk_stops_with_one_line(mounts, tmp_path):
+    with small_disk(tmp_path / "disk", "1m") as disk:
+        env = store_env(disk)
+        fill(disk)
+        # Fail to serve: one line saying the disk is full, where, and what to do.
+        assert_one_line(serve_once(env, tmp_path), str(disk), "No space left", "free space")
+
+
+def test_a_server_that_loses_write_access_says_so_and_recovers(mounts, tmp_path):
+    with small_disk(tmp_path / "disk", "16m") as disk, \
+            served_gruft(store_env(disk), tmp_path / "serve.log") as port:
+        status, created = call(port, "POST", "/games", {"game": "vampir",
+                                                        "players": ["A", "B", "C"]})
+        assert status == 201, created
+        game, tokens = created["game_id"], created["player_tokens"]
+        assert call(port, "GET", "/readyz") == (200, {"status": "ready"})
+        filler = fill(disk)
+        # Check readiness says the store takes no writes, and why.
+        status, answer = call(port, "GET", "/readyz")
+        assert status == 503 and "No space left" in answer["error"]["message"], answer
+        accepted = [0]
+
+        def refused_as_unwritable() -> bool:
+            # Play on until a command meets the full disk (the log's file has a little room).
+            view = call(port, "GET", f"/games/{game}")[1]
+            player = view["to_act"][0]
+            moves = call(port, "GET", f"/games/{game}/legal-moves", token=tokens[player])[1]
+            status, answer = call(port, "POST", f"/games/{game}/commands",
+                                  {**moves["moves"][0], "expected_version": view["version"]},
+                                  token=tokens[player])
+            if status == 200:
+                accepted[0] = answer["version"]
+                return False
+            # Check it is refused as a store that cannot be written, not a busy one.
+            assert status == 503 and answer["error"]["code"] == "unavailable", answer
+            assert "cannot be written" in answer["error"]["message"], answer
+            return True
+
+        wait_until(refused_as_unwritable, "a command to meet the full disk")
+        version = call(port, "GET", f"/games/{game}")[1]["version"]
+        filler.unlink()
+        # Check it serves again once mended, having lost no accepted command.
+        wait_until(lambda: call(port, "GET", "/readyz")[0] == 200, "ready again")
+        assert version >= accepted[0]
+        view = call(port, "GET", f"/games/{game}")[1]
+        player = view["to_act"][0]
+        moves = call(port, "GET", f"/games/{game}/legal-moves", token=tokens[player])[1]
+        status, answer = call(port, "POST", f"/games/{game}/commands",
+                              {**moves["moves"][0], "expected_version": view["version"]},
+                              token=tokens[player])
+        assert status == 200, answer
