@@ -32,7 +32,7 @@ from api.auth import bearer_token
 from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
 from api.games import documented, games, viewer
 from api.limits import setting
-from api.stream_writer import RESYNC_SECONDS, StreamWriter, usable
+from api.stream_writer import KEEPALIVE, RESYNC_SECONDS, StreamWriter, usable
 from domain.core import Game
 from service import Games
 from service.live import Watch
@@ -50,7 +50,8 @@ STREAM_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 SSE_DOC = {"description": "Server-Sent Events: messages `id: <version>`, `event: update`, "
-           "`data: {\"events\": [...], \"view\": {...}}`; `: keepalive` comments",
+           "`data: {\"events\": [...], \"view\": {...}}`; `: keepalive` comments, each with an "
+           "`event: ping` (`data: {}`)",
            "content": {"text/event-stream": {"schema": {"type": "string"}}}}
 
 
@@ -231,7 +232,7 @@ class EventStream:
                     return  # the worker stops: the client reconnects to another (Last-Event-ID)
                 if not woken:
                     # Writing is also how a stream learns that its client has gone.
-                    yield b": keepalive\n\n"
+                    yield KEEPALIVE
                     if time.monotonic() - synced < RESYNC_SECONDS:
                         continue
                 # The game at the version announced, read once for all the streams of this

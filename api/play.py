@@ -24,6 +24,7 @@ from marshmallow import fields, validate
 from api.auth import MAX_TOKEN_LENGTH, bearer_token
 from api.errors import GruftBlueprint
 from api.games import games
+from api.live import keepalive_seconds
 from api.schemas import Error, StrictSchema
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
@@ -83,6 +84,7 @@ def play_page(game_id: str):
         "lower_score_wins": game.LOWER_SCORE_WINS,
         "score_unit": game.NARRATOR.UNIT,
         "seat": seat,
+        "heartbeat": keepalive_seconds(),  # the stream's ping: silence much longer is a drop
         "urls": {
             "game": url_for("games.GameResource", game_id=game.id),
             "view": url_for("games.SeatView", game_id=game.id),

@@ -29,6 +29,9 @@ from service.live import Watch
 log = logging.getLogger("gruft.api")
 
 MAX_PENDING = 1 << 20  # bytes a stream may fall behind before its client is cut off
+# The comment keeps proxies from closing an idle stream; the `ping` event, which a browser's
+# EventSource does see, lets a page notice a stream that died silently (api/static/liveness.js).
+KEEPALIVE = b": keepalive\nevent: ping\ndata: {}\n\n"
 TICK_SECONDS = 0.5  # how often keepalives, resyncs and a stopping worker are looked at
 # An idle stream (here or in api.live) also reads the store this often, whatever it was told: a
 # lost announcement could only ever delay a message (the live feed loses none that we know of).
@@ -167,7 +170,7 @@ class StreamWriter:
                 self._end(outlet)
             elif now - outlet.last_write >= outlet.keepalive:
                 # Writing is also how a stream learns that its client has gone.
-                self._send(outlet, b": keepalive\n\n")
+                self._send(outlet, KEEPALIVE)
                 if now - outlet.synced >= RESYNC_SECONDS:
                     resync.add(outlet.game_id)
         for game_id in resync:

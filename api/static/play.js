@@ -1,6 +1,8 @@
 // The play page: one seat's table (or a spectator's, or the host's), its legal moves as buttons,
 // everything updated live from GET /games/{id}/stream. Built with textContent, never innerHTML.
 import { t, tn } from "./i18n.js";
+import { Attention } from "./attention.js";
+import { Link } from "./liveness.js";
 import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
@@ -54,7 +56,6 @@ const game = {
   awaiting: 0, // the version a sent command reached; the moves wait until the table shows it
   selected: new Set(), // Vampire Queen: cards picked to play together
   pick: { metamorphosis: null, direction: null }, // VampiRing: the move being tried
-  source: null,
   poll: null,
   seen: new Set(), // event versions already in the log
   events: new Map(), // version -> event as this viewer may see it (the table marks the last)
@@ -90,20 +91,18 @@ function viewUrl() {
   return you ? urls.view : urls.game;
 }
 
-function connect() {
-  if (typeof EventSource === "undefined") {
-    startPolling();
-    return;
-  }
+function streamUrl() {
   const url = new URL(urls.stream, window.location.href);
   if (token) url.searchParams.set("token", token); // EventSource cannot send headers
   // Reconnecting after a drop: the first message brings every event since the version shown.
   if (game.version >= 0) url.searchParams.set("after", String(game.version));
-  let opened = false;
-  const source = new EventSource(url);
-  game.source = source;
-  source.addEventListener("update", (message) => {
-    opened = true;
+  return url;
+}
+
+const link = new Link({
+  url: streamUrl,
+  heartbeat: data.heartbeat || 15,
+  onMessage(message) {
     root.dataset.live = "stream";
     let body;
     try {
@@ -113,17 +112,47 @@ function connect() {
     }
     for (const event of body.events || []) logEvent(event);
     if (body.view) applyView(body.view);
-  });
-  source.addEventListener("error", () => {
-    if (source.readyState === EventSource.CLOSED) {
-      game.source = null;
-      if (game.view && FINAL.has(game.view.status)) return;
-      // No stream here (or it refused us): follow the game by polling instead.
-      if (!opened) startPolling();
-      else setTimeout(connect, 1000);
-    }
-  });
+  },
+  onDown() {
+    // Whatever the page shows may be out of date: say so, and offer no move until it is fresh.
+    root.dataset.live = "offline";
+    $("offline").hidden = false;
+    game.movesVersion = null;
+    refreshTurn();
+    attention.turn(false, "");
+  },
+  onBack() {
+    root.dataset.live = "stream";
+    $("offline").hidden = true;
+    refetch();
+  },
+  onNoStream: startPolling,
+});
+
+function connect() {
+  link.open();
 }
+
+// Back online: everything the page shows is fetched again (the table, the log, the moves, the
+// host's panel), not only what the stream brings.
+async function refetch() {
+  game.movesVersion = null;
+  try {
+    const view = await getJSON(viewUrl());
+    await catchUpLog(view.version);
+    game.version = -1; // drawn again even at the same version: the turn shown was in doubt
+    applyView(view);
+  } catch (error) {
+    showProblem(t("Lost touch with the server: %(problem)s", { problem: error.message }));
+    return;
+  }
+  showProblem("");
+  drawHost();
+  window.dispatchEvent(new CustomEvent("gruft:refetch"));
+}
+
+const offline = () => root.dataset.live === "offline";
+const attention = new Attention($("attention"), document.title);
 
 function startPolling() {
   if (game.poll) return;
@@ -179,12 +208,12 @@ function applyView(view) {
   drawScores();
   drawResult();
   if (FINAL.has(view.status)) {
-    if (game.source) game.source.close();
-    game.source = null;
+    link.stop();
     clearTimeout(game.poll);
   }
   if (game.awaiting && view.version >= game.awaiting) game.awaiting = 0;
   refreshTurn();
+  attention.turn(myTurn() && !offline(), turnPrompt());
 }
 
 // The table draws a full state (tables.js, shared with the replay viewer); a view has the
@@ -299,6 +328,15 @@ function myTurn() {
 
 function refreshTurn() {
   const v = game.view;
+  if (!v) return;
+  if (offline() && v.status === "in_progress") {
+    // Never another's turn shown as the current one, nor ours as still open: we cannot know.
+    setMoves([], null, "offline");
+    $("prompt").textContent = t("Offline: reconnecting… the turn shown may be out of date.");
+    $("turn-panel").hidden = !you;
+    $("who").textContent = you ? t("you are %(name)s — offline", { name: you }) : t("offline");
+    return;
+  }
   if (!you) {
     $("turn-panel").hidden = true;
     const role = host ? t("host") : t("spectator");
@@ -359,7 +397,12 @@ async function loadMoves() {
     game.movesVersion = version;
     setMoves(answer.moves, game.previews, "ready");
   } catch (error) {
-    if (asked === game.movesAsked) setMoves([], null, "error", error.message);
+    if (asked !== game.movesAsked) return;
+    setMoves([], null, "error", error.message);
+    // Asked again shortly: a move list lost to a dropped connection is never left unfetched.
+    setTimeout(() => {
+      if (asked === game.movesAsked && game.movesVersion === null && myTurn() && !offline()) loadMoves();
+    }, 2000);
   }
 }
 

@@ -24,15 +24,21 @@ class Parsed:
 
     messages: list[Message] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
+    pings: int = 0  # `event: ping` messages
 
 
-def parse_lines(lines: Iterable[str]) -> Iterator[Message | str]:
+PING = object()  # an `event: ping` message (no id, empty data)
+
+
+def parse_lines(lines: Iterable[str]) -> Iterator[Message | str | object]:
     """SSE lines -> messages (at each blank line) and comments (`: text`, yielded as text)."""
     fields: dict[str, list[str]] = {}
     for raw in lines:
         line = raw.rstrip("\r\n")
         if line == "":
-            if fields:
+            if fields.get("event") == ["ping"]:
+                yield PING  # the heartbeat a browser sees, beside the keepalive comment
+            elif fields:
                 yield Message(int(fields["id"][-1]), fields["event"][-1],
                               json.loads("\n".join(fields["data"])))
             fields = {}
@@ -64,6 +70,9 @@ class Reader:
         """The next message or comment; None once the stream has ended."""
         try:
             item = next(self._items)
+            while item is PING:
+                self.parsed.pings += 1
+                item = next(self._items)
         except StopIteration:
             self.ended = True
             return None

@@ -201,11 +201,14 @@ def test_every_change_reaches_the_stream_and_it_ends_with_the_game(client):
         len(messages) - 1)
 
 
-def test_an_idle_stream_gets_comment_lines(client):
+def test_an_idle_stream_gets_comment_lines_and_pings(client):
     created = new_game(client)
     stream = ClientStream(client, f"/games/{created['game_id']}/stream")
     stream.next()
     assert stream.next() == "keepalive" and stream.next() == "keepalive"
+    # Check each keepalive comes with a ping a browser's EventSource sees (the page's heartbeat).
+    stream.next()
+    assert stream.parsed.pings >= 2
     stream.close()
 
 
