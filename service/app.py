@@ -26,7 +26,7 @@ from service.arbiter import Annotations, Arbiter
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
 from service.errors import Conflict
-from service.internals import SaveHooks, tune_pool
+from service.internals import SaveHooks, bound_retries, tune_pool
 from service.live import POLL_SECONDS, Live
 from service.reads import Reads, shown_event
 from service.repository import GameRepository, project_events
@@ -35,6 +35,7 @@ from service.settings import storage_env
 from service.tokens import draw_salt, draw_seed, issue_credentials
 
 RACE_ATTEMPTS = 50  # runs of one command without expected_version that lost the race to others
+STORE_ATTEMPTS = 2  # tries of a store call that met a dead connection (the library's: 10)
 log = logging.getLogger("gruft.storage")
 
 
@@ -91,12 +92,16 @@ class Games(SaveHooks):
         return factory
 
     def construct_recorder(self) -> Any:
-        """The events recorder; its tables are created race-safely (workers start together)."""
-        return retry_concurrent_ddl(super().construct_recorder)
+        """The events recorder; its tables are created race-safely (workers start together),
+        and a store that is away is said within seconds (service.internals.bound_retries)."""
+        return bound_retries(retry_concurrent_ddl(super().construct_recorder), STORE_ATTEMPTS)
 
     def construct_snapshot_store(self) -> Any:
         """The snapshot store; its table is created race-safely too."""
-        return retry_concurrent_ddl(super().construct_snapshot_store)
+        store = retry_concurrent_ddl(super().construct_snapshot_store)
+        if store is not None:
+            bound_retries(store.recorder, STORE_ATTEMPTS)
+        return store
 
     def construct_repository(self) -> GameRepository:
         """The repository with a per-worker cache that is forwarded by copy, never in place."""

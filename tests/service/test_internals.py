@@ -31,7 +31,7 @@ from eventsourcing.sqlite import SQLiteConnectionPool, SQLiteTrackingRecorder
 from domain import available_games, game_class
 from domain.core import Game
 from service import Games
-from service.internals import pulled_all, tune_pool, wake
+from service.internals import bound_retries, pulled_all, tune_pool, wake
 from service.readmodels import ReadModelRunner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PRIVATE = {"_reconstruct_aggregate", "_take_snapshots", "_create_connection", "_sqlite_conn",
            "_notifications", "_notifications_index", "_notifications_queue",
            "_has_been_notified", "_insert_tracking", "_subscription", "_pending_events",
-           "_create", "_notify"}
+           "_create", "_notify", "retry_decorator"}
 HOLDERS = {"service/internals.py", "domain/core/game.py"}
 PACKAGES = ("domain", "service", "api", "replays", "bots", "bench", "cli")
 
@@ -172,6 +172,24 @@ def test_the_subscription_queue_is_read_where_the_library_keeps_it(sqlite_env):
             assert runner.position == head
     finally:
         games.close()
+
+
+def test_reach_7_finds_the_postgres_recorders_retries_and_bounds_them():
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
+    cls = PostgresApplicationRecorder
+    retried = {name for name in dir(cls)
+               if getattr(getattr(cls, name), "__code__", None) is not None
+               and getattr(cls, name).__code__.co_name == "retry_decorator"}
+    # Check the calls a request makes are among those the library retries.
+    assert {"insert_events", "select_events", "select_notifications",
+            "max_notification_id"} <= retried
+    recorder = bound_retries(object.__new__(cls), 2)
+    for name in retried:
+        # Check each is replaced on the instance by a retry around the same function.
+        bound = getattr(recorder, name)
+        assert bound.__func__.__wrapped__ is getattr(cls, name).__wrapped__
+        assert bound.__func__ is not getattr(cls, name)
 
 
 def test_no_other_module_touches_the_private_parts():
