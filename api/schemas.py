@@ -10,6 +10,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 from api.auth import MAX_TOKEN_LENGTH
 from domain import GAMES, game_class
 from domain.core import BadSetup, Param
+from domain.core.chain import AUTHORS
 from domain.core.game import MAX_ABORT_REASON, check_seed
 from domain.core.names import MAX_NAME_LENGTH
 from service.arbiter import KINDS as ANNOTATION_KINDS
@@ -176,6 +177,9 @@ class Event(Schema):
     version = fields.Integer(required=True)
     type = fields.String(required=True)
     timestamp = fields.String(required=True)
+    by = fields.String(validate=validate.OneOf(AUTHORS), metadata={"description": (
+        "who stored it: seat (its own token), host (for a seat), bot, clock, or server (what "
+        "follows from a move or a creation); absent from events stored before it existed")})
     data = fields.Dict(required=True)
 
 

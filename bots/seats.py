@@ -36,6 +36,7 @@ from eventsourcing.persistence import OperationalError
 
 from bots import make_bot
 from domain.core import BadCommand, Refusal, Viewer
+from domain.core.chain import BOT
 from service import Games
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
@@ -206,7 +207,7 @@ class BotRunner:
                 return
             try:
                 games.run_command(game_id, Viewer(player=player), move,
-                                  expected_version=game.version)
+                                  expected_version=game.version, by=BOT)
             except Conflict:  # someone else moved first: look at the game as it is now
                 self._due[game_id] = time.monotonic()
             except OperationalError:  # the store was busy and wrote nothing: try again

@@ -34,9 +34,10 @@ from domain.core import (
     recorded_timestamps,
     seed_commitment,
 )
-from domain.core.chain import timestamp_text
+from domain.core.chain import AUTHORS, BOT, CLOCK, HOST_BY, SEAT, SERVER, timestamp_text
 from domain.core.clocks import deadline
 from domain.core.dealing import is_salt
+from domain.core.game import recorded_authors
 from service.signing import key_id
 
 FORMAT = "gruft-replay"
@@ -46,6 +47,8 @@ FORKED = "Forked"  # a fork's second event: the table it carries over (domain.co
 ABORTED = "GameAborted"  # the host's abort (domain.core.game): re-run as the host's, not a player's
 HANDED = "SeatHanded"  # a seat handed to the server's bot or back (domain.core.game)
 EXPIRED = "ClockExpired"  # a seat's clock ran out (domain.core.clocks): checked against its deadline
+# What the host or the server records beside the players' moves, and who may have stored it.
+LIFECYCLE = {ABORTED: (HOST_BY,), HANDED: (HOST_BY, SEAT), EXPIRED: (CLOCK,)}
 REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
             "seed_commitment", "created_at", "events", "final", "signature")
 
@@ -320,7 +323,12 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
         if record.get("prev_hash") != prev:
             verdict.add(version, "chain_broken", "prev_hash does not link to the event before")
             return
-        digest = event_hash(prev, version, record["type"], record["timestamp"], record["data"])
+        by = record.get("by")
+        if "by" in record and by not in AUTHORS:
+            verdict.add(version, "chain_broken", f"by is one of {', '.join(AUTHORS)}")
+            return
+        digest = event_hash(prev, version, record["type"], record["timestamp"], record["data"],
+                            by)
         if record.get("hash") != digest:
             verdict.add(version, "chain_broken", "hash does not match the event's content")
             return
@@ -375,7 +383,8 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
         return None
     setup = created["data"]
     stamps = (_parse_time(r["timestamp"]) for r in records)  # all parsed: _check_shape
-    with recorded_timestamps(stamps):
+    authors = (r.get("by") for r in records)  # as recorded: the chain covers them
+    with recorded_timestamps(stamps), recorded_authors(authors):
         try:
             if len(records) > 1 and records[1]["type"] == FORKED:
                 game = _restart_fork(cls, setup, records[1]["data"], doc)
@@ -383,20 +392,22 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
                 game = cls.start(setup.get("players"), seed=setup.get("seed"),
                                  options=setup.get("options"), deal=setup.get("deal"),
                                  salt=setup.get("salt"), recorded=True,  # names as recorded
-                                 clock=setup.get("clock"))
+                                 clock=setup.get("clock"), bots=setup.get("bots"))
         except GameError as exc:
             verdict.add(1, "bad_setup", f"the recorded setup cannot start a game: {exc}")
             return None
         position = 0
-        if not _match(game, records, position, verdict):
+        if not _match(game, records, position, verdict) or not _check_by(
+                records, position, game.version, (SERVER,), verdict):
             return None
         position = game.version
         while position < len(records):
             record = records[position]
             version = position + 1
-            if record["type"] in (ABORTED, HANDED, EXPIRED):
+            if record["type"] in LIFECYCLE:
                 if not _rerun_lifecycle(game, record, version, verdict) or not _match(
-                        game, records, position, verdict):
+                        game, records, position, verdict) or not _check_by(
+                        records, position, game.version, LIFECYCLE[record["type"]], verdict):
                     return None
                 position = game.version
                 continue
@@ -410,18 +421,44 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
             data = record["data"]
             player = data.get("player")
             order = {"type": command_type, **{f: data[f] for f in fields if f in data}}
+            if record.get("by") == BOT and not game.bot_may_play(player):
+                verdict.add(version, "by_mismatch", f"{player}'s move is recorded as the bot's, "
+                            "but no bot plays that seat")
+                return None
             try:
-                game.execute(player, order)
+                game.execute(player, order, by=record.get("by") or SEAT)
             except Refusal as exc:
                 verdict.add(version, "illegal_move", f"{exc.message} ({exc.rule})")
                 return None
             except BadCommand as exc:
                 verdict.add(version, "illegal_move", f"{player}: {exc}")
                 return None
-            if not _match(game, records, position, verdict):
+            if not _match(game, records, position, verdict) or not _check_by(
+                    records, position, game.version, COMMAND_AUTHORS, verdict):
                 return None
             position = game.version
     return game
+
+
+COMMAND_AUTHORS = (SEAT, HOST_BY, BOT)  # who may send a command (a bot: where Game.bot_may_play)
+
+
+def _check_by(records: list[dict], start: int, end: int, first: tuple[str, ...],
+              verdict: Verdict) -> bool:
+    """The `by` of the events one step stored (records start..end-1): the first is `first`'s (a
+    command's sender, the host's abort), what follows from it the server's. Events stored before
+    `by` existed have none; once one has it, every later one does."""
+    for index in range(start, end):
+        by = records[index].get("by")
+        allowed = first if index == start else (SERVER,)
+        if by is None and not any("by" in r for r in records[:index]):
+            continue
+        if by not in allowed:
+            verdict.add(index + 1, "by_mismatch",
+                        f"{records[index]['type']} is recorded by {by!r}; it can only be by "
+                        f"{' or '.join(repr(a) for a in allowed)}")
+            return False
+    return True
 
 
 def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game:
@@ -431,7 +468,7 @@ def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game
         raise BadSetup("the document's parent is not the one its Forked event records")
     return cls.forked(setup.get("players"), setup.get("options"), setup.get("deal"),
                       forked.get("table"), forked.get("parent"), seed=setup.get("seed"),
-                      salt=setup.get("salt"))
+                      salt=setup.get("salt"), bots=setup.get("bots"))
 
 
 def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -> bool:

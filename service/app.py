@@ -20,6 +20,7 @@ from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
 from domain.core import SPECTATOR, Game, Viewer
+from domain.core.chain import BOT, HOST_BY, SEAT
 from domain.core.names import check_seated_names
 from service.access import Access, acting_player, check_host
 from service.arbiter import Annotations, Arbiter
@@ -173,9 +174,10 @@ class Games(SaveHooks):
         """
         if seed is None:
             seed = draw_seed()
-        aggregate = game_class(game).start(players, seed=seed, options=options, deal=deal,
-                                           salt=draw_salt())
-        seats = check_bots(bots, players, aggregate.players)
+        cls = game_class(game)
+        seats = check_bots(bots, players, cls.check_players(players))
+        aggregate = cls.start(players, seed=seed, options=options, deal=deal, salt=draw_salt(),
+                              bots=seats)  # recorded in its creation: who may move as a bot
         return self.store_new(aggregate, seats)
 
     def store_imported(self, aggregate: Game,
@@ -210,9 +212,10 @@ class Games(SaveHooks):
         viewer: Viewer,
         command: dict[str, Any],
         expected_version: int | None = None,
+        by: str | None = None,
     ) -> tuple[int, list[dict[str, Any]]]:
         """Run a command for the viewer's seat (the host names one); answer new version and events."""
-        outcome = self.command(game_id, viewer, command, expected_version)
+        outcome = self.command(game_id, viewer, command, expected_version, by=by)
         return outcome.version, outcome.events
 
     def command(
@@ -221,9 +224,13 @@ class Games(SaveHooks):
         viewer: Viewer,
         command: dict[str, Any],
         expected_version: int | None = None,
+        by: str | None = None,
     ) -> CommandOutcome:
         """Run a command; answer the new version, the new events as the viewer may see them,
-        who is awaited now and the game's status (docs/api.md, POST /games/{id}/commands)."""
+        who is awaited now and the game's status (docs/api.md, POST /games/{id}/commands).
+
+        `by` records who sent it: by default the seat for its own token, the host for the host's;
+        the bot runner says "bot" (docs/api.md, "Who did what")."""
         command = dict(command)
         named = command.pop("player", None)
         for attempt in range(RACE_ATTEMPTS):
@@ -232,7 +239,7 @@ class Games(SaveHooks):
             if expected_version is not None and expected_version != game.version:
                 raise Conflict(f"expected version {expected_version}, the game is at "
                                f"{game.version}")
-            game.execute(player, command)
+            game.execute(player, command, by=self._sender(game, viewer, player, by))
             try:
                 new_events = self._save_and_share(game)
                 break
@@ -245,6 +252,14 @@ class Games(SaveHooks):
                     raise
         return CommandOutcome(game.version, [shown_event(game, e, viewer) for e in new_events],
                               [] if game.finished else list(game.to_act), game.status)
+
+    @staticmethod
+    def _sender(game: Game, viewer: Viewer, player: str, by: str | None) -> str:
+        if by == BOT and not game.bot_may_play(player):
+            # A game stored before its creation recorded its bot seats (only the service's
+            # BotSeats did): its bot moves stay recorded as its seat's, as they always were.
+            return SEAT
+        return by or (HOST_BY if viewer.host else SEAT)
 
     def abort(self, game_id: str | UUID, viewer: Viewer, reason: str) -> dict[str, Any]:
         """The host stops a game in progress (GameAborted); answers the public view."""

@@ -28,6 +28,7 @@ from domain.core import BadCommand, Game, Viewer, record_hash
 from service.access import check_host, check_replay_open
 from service.errors import Conflict
 from service.repository import GameRepository, parse_game_id
+from service.seats import BotSeats
 from service.tokens import draw_salt, draw_seed
 
 KINDS = ("note", "ruling")
@@ -173,13 +174,20 @@ class Arbiter:
         # the last version awaits nobody: never it
         state = self._repository.game(parent.id, version=step)
         link = {"game_id": str(parent.id), "version": step, "hash": self._event_hash(parent, step)}
-        fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt())
+        bots = self._bot_seats(parent.id)  # a fork keeps its parent's bot seats
+        fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt(), bots=bots)
         try:
             links = self._repository.get(Forks.create_id(parent.id))
         except AggregateNotFoundError:
             links = Forks(game_id=parent.id)
         links.add(fork.id, step)
-        return self._store_new(fork, also=(links,))
+        return self._store_new(fork, bots, also=(links,))
+
+    def _bot_seats(self, game_id: UUID) -> dict[str, str]:
+        try:
+            return dict(self._repository.get(BotSeats.create_id(game_id), version=1).seats)
+        except AggregateNotFoundError:
+            return {}
 
     def forks(self, game_id: str | UUID) -> list[dict[str, Any]]:
         """The games forked from a game, oldest first: [{"game_id", "at"}] (public)."""

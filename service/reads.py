@@ -149,6 +149,9 @@ def shown_event(game: Game, event: Any, viewer: Viewer) -> dict[str, Any]:
 def redacted(game: Game, record: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     """An event's record as the log shows it to `viewer`: a new dict without the chain
     links (the record itself is left as it was, for other viewers)."""
-    return {"version": record["version"], "type": record["type"],
-            "timestamp": record["timestamp"],
-            "data": game.redact(record["type"], record["data"], viewer)}
+    shown = {"version": record["version"], "type": record["type"],
+             "timestamp": record["timestamp"],
+             "data": game.redact(record["type"], record["data"], viewer)}
+    if "by" in record:  # events stored before `by` existed have none
+        shown["by"] = record["by"]
+    return shown

@@ -13,10 +13,17 @@ from datetime import datetime
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
-# Attributes every stored event has that are bookkeeping, not the event's `data`.
+# Attributes every stored event has that are bookkeeping, not the event's `data` (`by`: who
+# stored it, docs/api.md "Who did what"; events stored before it have none).
 META_FIELDS = frozenset(
-    {"originator_id", "originator_version", "originator_topic", "timestamp", "prev_hash", "hash"}
+    {"originator_id", "originator_version", "originator_topic", "timestamp", "prev_hash", "hash",
+     "by"}
 )
+
+# Who stored an event: a seat with its own token, the host for a seat, the server's bot, the
+# server when a clock ran out, or the server as what follows from a move or a creation.
+SEAT, HOST_BY, BOT, CLOCK, SERVER = "seat", "host", "bot", "clock", "server"
+AUTHORS = (SEAT, HOST_BY, BOT, CLOCK, SERVER)
 
 
 # One prepared encoder: json.dumps would build a new one for every event and every move. Its
@@ -53,13 +60,16 @@ def timestamp_text(timestamp: datetime | str) -> str:
     return timestamp if isinstance(timestamp, str) else timestamp.isoformat()
 
 
-def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: dict) -> str:
+def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: dict,
+               by: str | None = None) -> str:
     """The chain link of one event.
 
-    The canonical JSON of {version, type, timestamp, data, prev_hash}, written out in its
-    sorted key order rather than built as a dict and sorted again for every event.
+    The canonical JSON of {version, type, timestamp, by, data, prev_hash}, written out in its
+    sorted key order rather than built as a dict and sorted again for every event. An event
+    stored before `by` existed has none (None), and its link is what it always was.
     """
-    body = (f'{{"data":{canonical(data)},"prev_hash":{canonical(prev_hash)},'
+    author = "" if by is None else f'"by":{canonical(by)},'
+    body = (f'{{{author}"data":{canonical(data)},"prev_hash":{canonical(prev_hash)},'
             f'"timestamp":{canonical(timestamp)},"type":{canonical(type_)},'
             f'"version":{canonical(version)}}}')
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
@@ -78,8 +88,9 @@ def event_data(event: Any) -> dict:
 
 
 def event_record(event: Any) -> dict:
-    """One event as the log and the replay document show it (unredacted)."""
-    return {
+    """One event as the log and the replay document show it (unredacted); `by` where the event
+    has one (events stored before it have none, and their records stay as they were)."""
+    record = {
         "version": event.originator_version,
         "type": type(event).__name__,
         "timestamp": timestamp_text(event.timestamp),
@@ -87,6 +98,10 @@ def event_record(event: Any) -> dict:
         "prev_hash": event.prev_hash,
         "hash": event.hash,
     }
+    by = event.__dict__.get("by")
+    if by is not None:
+        record["by"] = by
+    return record
 
 
 class DuplicateKey(ValueError):

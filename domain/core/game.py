@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from inspect import signature
+from types import MappingProxyType
 from typing import Any
 
 from eventsourcing.domain import (
@@ -31,7 +32,7 @@ from eventsourcing.domain import (
 from eventsourcing.utils import get_topic
 
 from domain.core import clocks
-from domain.core.chain import clone, event_hash, timestamp_text
+from domain.core.chain import BOT, CLOCK, HOST_BY, SERVER, clone, event_hash, timestamp_text
 from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
 from domain.core.names import check_recorded_names, seat_names
@@ -56,6 +57,43 @@ def recorded_timestamps(timestamps: Iterator[datetime]):
         yield
     finally:
         _recorded_timestamps.reset(token)
+
+
+# Who stores the events being triggered (docs/api.md, "Who did what"): during a command, the
+# first event is the command's own, by whoever sent it; what follows from it is the server's.
+_acting: ContextVar[list[str] | None] = ContextVar("acting", default=None)
+# During verification and import, the recorded `by` of each event (None: an event stored before
+# `by` existed, which keeps having none).
+_recorded_authors: ContextVar[Iterator[str | None] | None] = ContextVar(
+    "recorded_authors", default=None)
+
+
+@contextmanager
+def acting(by: str):
+    """Within this block, the next event triggered is `by`'s; the ones after it the server's."""
+    token = _acting.set([by])
+    try:
+        yield
+    finally:
+        _acting.reset(token)
+
+
+@contextmanager
+def recorded_authors(authors: Iterator[str | None]):
+    """Within this block, new events take their `by` from `authors` (replay, import)."""
+    token = _recorded_authors.set(authors)
+    try:
+        yield
+    finally:
+        _recorded_authors.reset(token)
+
+
+def _next_by() -> str | None:
+    replayed = _recorded_authors.get()
+    if replayed is not None:
+        return next(replayed, None)
+    pending = _acting.get()
+    return pending.pop() if pending else SERVER
 
 
 def _next_timestamp(event_class: Any) -> datetime:
@@ -179,6 +217,18 @@ def check_seed(seed: Any) -> None:
         raise BadSetup(f"a numeric seed has at most {SEED_MAX_BITS} bits")
 
 
+def check_bot_seats(bots: Any, players: list[str]) -> dict[str, str]:
+    """Bot seats as the creation records them: seats of this game, each a bot kind's name (the
+    service checks the kinds it has); in seat order."""
+    if bots is None:
+        return {}
+    if not isinstance(bots, dict) or not all(
+            p in players and isinstance(kind, str) and 0 < len(kind) <= 20
+            for p, kind in bots.items()):
+        raise BadSetup("bots must name seats of this game, each with a bot")
+    return {p: bots[p] for p in players if p in bots}
+
+
 def check_salt(salt: Any) -> None:
     """A salt is 64 lowercase hex digits, or absent (a replay document of format 1)."""
     if salt is not None and not is_salt(salt):
@@ -249,6 +299,7 @@ class Game(Aggregate):
     # in tricks: the viewer's jumps to the start of each trick (domain.core.landmarks)
     TRICKS = None  # (no annotation: see the note at the top of the class)
     aborted = False  # set by GameAborted; a class default, so games stored before it read False
+    bots = MappingProxyType({})  # seat -> bot kind (the creation's `bots`); none: a class default
     salt = None  # format 1 games (and their snapshots) have none: a class default
     # The seats' clocks (domain.core.clocks), class defaults for games without one: the clock
     # chosen at creation, each seat's seconds left as of its clock's start, when each running
@@ -313,8 +364,11 @@ class Game(Aggregate):
         deal: dict[str, Any] | None,
         salt: str | None = None,
         clock: dict[str, Any] | None = None,
+        bots: dict[str, str] | None = None,
     ) -> None:
         self.players = list(players)
+        if bots:  # games without bot seats (all stored before them) read the class default
+            self.bots = dict(bots)
         self.options = dict(options)
         self.seed = seed
         self.seed_commitment = seed_commitment
@@ -337,19 +391,22 @@ class Game(Aggregate):
         salt: str | None = None,
         recorded: bool = False,
         clock: dict[str, Any] | None = None,
+        bots: dict[str, str] | None = None,
     ) -> Game:
         """Check the setup, record it, and deal: a new game ready for its first command.
 
         The service always draws a `salt` (replay format 2); a game started without one commits
         to its seed unsalted, as replay documents of format 1 did. `recorded`: the players are
         a replay document's, seated as recorded under the name rule of their day. `clock`: each
-        seat's bank and increment (domain.core.clocks), or None.
+        seat's bank and increment (domain.core.clocks), or None. `bots`: the seats the server's
+        bots play (seat -> bot kind), recorded in the creation.
         """
         players = cls.check_players(players, recorded=recorded)
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
         check_salt(salt)
         clock = clocks.check_clock(clock)
+        bots = check_bot_seats(bots, players)
         if deal is not None:
             if not isinstance(deal, dict):
                 raise BadSetup("deal must be an object")
@@ -362,6 +419,7 @@ class Game(Aggregate):
             deal=deal,
             salt=salt,
             clock=clock,
+            bots=bots,
         )
         game.begin()
         return game
@@ -402,25 +460,27 @@ class Game(Aggregate):
     @classmethod
     def _create(cls, event_class: Any, *, id: Any = None, **kwargs: Any) -> Any:  # noqa: A002
         timestamp = _next_timestamp(event_class)
+        by = _next_by()
         if kwargs.get("salt") is None:
             # Format 1: the creation event has no salt field at all, so its data and hash stay
             # what they were before salts (the golden replays and old stores keep verifying).
             kwargs.pop("salt", None)
         if kwargs.get("clock") is None:
             kwargs.pop("clock", None)  # a game without a clock records none, as before clocks
+        if not kwargs.get("bots"):
+            kwargs.pop("bots", None)  # likewise: a game without bot seats records none
         prev = kwargs["seed_commitment"]
         digest = event_hash(prev, cls.INITIAL_VERSION, event_class.__name__,
-                            timestamp_text(timestamp), kwargs)
-        if "salt" in kwargs and "clock" in kwargs:
-            return super()._create(event_class, id=id, timestamp=timestamp, prev_hash=prev,
-                                   hash=digest, **kwargs)
-        # The generated dataclass requires every __init__ parameter, salt and clock included:
-        # build the event as the store does; applying it calls __init__ with the fields it has,
-        # so the absent ones take their defaults.
+                            timestamp_text(timestamp), kwargs, by)
+        # Built as the store builds an event (the generated dataclass would require every
+        # __init__ parameter and no `by`): applying it calls __init__ with the fields it has,
+        # so those left out (salt, clock, bots) take their defaults.
         created = built_event(event_class, {
             "originator_id": id if id is not None else cls.create_id(),
             "originator_version": cls.INITIAL_VERSION, "timestamp": timestamp,
             "originator_topic": get_topic(cls), "prev_hash": prev, "hash": digest, **kwargs})
+        if by is not None:
+            created.__dict__["by"] = by
         game = created.mutate(None)
         game.pending_events.append(created)
         return game
@@ -431,6 +491,8 @@ class Game(Aggregate):
         fields = {"originator_id": game_id, "originator_version": record["version"],
                   "timestamp": datetime.fromisoformat(record["timestamp"]),
                   "prev_hash": record["prev_hash"], "hash": record["hash"], **record["data"]}
+        if record.get("by") is not None:
+            fields["by"] = record["by"]
         if record["type"] == "Created":
             fields["originator_topic"] = get_topic(cls)
             return built_event(cls.Created, fields)
@@ -453,25 +515,22 @@ class Game(Aggregate):
         """The name of every event this game records (its own and the shared ones), sorted."""
         return list(_event_types(cls))
 
-    def _link(self, event_class: Any, fields: dict[str, Any]) -> tuple[Any, str, str]:
-        """The next event's timestamp, previous hash and hash (the chain of docs/api.md)."""
+    def _link(self, event_class: Any, fields: dict[str, Any]
+              ) -> tuple[Any, str, str, str | None]:
+        """The next event's timestamp, previous hash, hash and `by` (the chain of docs/api.md)."""
         timestamp = _next_timestamp(event_class)
         if timestamp < self.modified_on and _recorded_timestamps.get() is None:
             # A clock stepped back (NTP, another worker's clock): the log stays in time order,
             # which the verifier checks.
             timestamp = self.modified_on
-        prev = self.chain_hash
+        prev, by = self.chain_hash, _next_by()
         return timestamp, prev, event_hash(prev, self.version + 1, event_class.__name__,
-                                           timestamp_text(timestamp), fields)
+                                           timestamp_text(timestamp), fields, by), by
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
-        timestamp, prev, digest = self._link(event_class, kwargs)
-        # eventsourcing's Aggregate.trigger_event, minus its copies of the keywords (our games
-        # define no TOPIC, whose check is the only other thing it does).
-        new_event = event_class(originator_id=self.id, originator_version=self.version + 1,
-                                timestamp=timestamp, prev_hash=prev, hash=digest, **kwargs)
-        new_event.mutate(self)
-        self._pending_events.append(new_event)
+        # eventsourcing's Aggregate.trigger_event (our games define no TOPIC, whose check is the
+        # only other thing it does); the library binds the keywords to the method's fields first.
+        self._trigger_exact(event_class, kwargs)
 
     def _trigger_exact(self, event_class: Any, fields: dict[str, Any]) -> None:
         """`trigger_event` for fields known to be exactly the event class's own, in its order.
@@ -480,11 +539,13 @@ class Game(Aggregate):
         ``__dict__``), not through the frozen dataclass's ``__init__``, whose only work here
         would be to check the names again (4.6 against 1.1 µs per event).
         """
-        timestamp, prev, digest = self._link(event_class, fields)
+        timestamp, prev, digest, by = self._link(event_class, fields)
         new_event = object.__new__(event_class)
-        object.__setattr__(new_event, "__dict__", {
-            "originator_id": self.id, "originator_version": self.version + 1,
-            "timestamp": timestamp, "prev_hash": prev, "hash": digest, **fields})
+        state = {"originator_id": self.id, "originator_version": self.version + 1,
+                 "timestamp": timestamp, "prev_hash": prev, "hash": digest, **fields}
+        if by is not None:
+            state["by"] = by
+        object.__setattr__(new_event, "__dict__", state)
         new_event.mutate(self)
         self._pending_events.append(new_event)
 
@@ -495,7 +556,7 @@ class Game(Aggregate):
     # the parent's moments, not a table's.
     RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
                                "chain_hash", "parent", "clock", "clock_left", "clock_since",
-                               "expired"})
+                               "expired", "bots"})
     parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
 
     def table_state(self) -> dict[str, Any]:
@@ -505,29 +566,34 @@ class Game(Aggregate):
                       if not k.startswith("_") and k not in self.RECORD_FIELDS})
 
     @classmethod
-    def fork(cls, at: Game, parent: dict[str, Any], *, seed: int | str, salt: str | None) -> Game:
+    def fork(cls, at: Game, parent: dict[str, Any], *, seed: int | str, salt: str | None,
+             bots: dict[str, str] | None = None) -> Game:
         """A new game whose table is `at`'s (a game as it stood after event parent["version"]).
 
         Same players, options and stacked deal, the same rules from there; whatever is dealt
         from the fork on comes from its own new seed, committed in its creation as in any game.
         A fork begins where somebody is awaited: a game that is over has nothing to continue.
+        `bots`: the seats the fork's bots play (by default `at`'s).
         """
         if at.finished or not at.to_act:
             raise BadSetup(f"after event {parent['version']} nobody is awaited: a fork continues "
                            "a game where a player is to act")
         return cls.forked(list(at.players), dict(at.options), clone(at.deal), at.table_state(),
-                          parent, seed=seed, salt=salt)
+                          parent, seed=seed, salt=salt,
+                          bots=dict(at.bots) if bots is None else bots)
 
     @classmethod
     def forked(cls, players: list[str], options: dict[str, Any], deal: dict[str, Any] | None,
                table: dict[str, Any], parent: dict[str, Any], *, seed: int | str,
-               salt: str | None) -> Game:
-        """A fork as it is recorded: its creation, then the table it carries (the verifier
-        re-runs a fork's document from here; `gruft verify --parent` checks the table)."""
+               salt: str | None, bots: dict[str, str] | None = None) -> Game:
+        """A fork as it is recorded: its creation (with the parent's bot seats), then the table
+        it carries (the verifier re-runs a fork's document from here; `gruft verify --parent`
+        checks the table)."""
         players = cls.check_players(players, recorded=True)  # as `start` checks them
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
         check_salt(salt)
+        bots = check_bot_seats(bots, players)
         if not isinstance(table, dict) or not isinstance(parent, dict):
             raise BadSetup("a fork carries its parent's table and a link to its parent")
         foreign = [k for k in table if not isinstance(k, str) or k.startswith("_")
@@ -535,7 +601,8 @@ class Game(Aggregate):
         if foreign:
             raise BadSetup(f"a fork's table holds the game's state, not {foreign[0]!r}")
         game = cls(players=list(players), options=dict(options), seed=seed,
-                   seed_commitment=seed_commitment(seed, salt), deal=clone(deal), salt=salt)
+                   seed_commitment=seed_commitment(seed, salt), deal=clone(deal), salt=salt,
+                   bots=bots)
         game._forked(parent=dict(parent), table=clone(table))
         return game
 
@@ -546,8 +613,9 @@ class Game(Aggregate):
 
     # -- commands -------------------------------------------------------------------------
 
-    def execute(self, player: str, command: Any) -> None:
-        """Run one command for `player`: check its shape and turn, then the game's rulings."""
+    def execute(self, player: str, command: Any, by: str = "seat") -> None:
+        """Run one command for `player`, sent `by` its seat, the host or a bot: check its shape
+        and turn, then the game's rulings."""
         if player not in self.players:
             raise BadCommand(f"{player!r} does not play in this game")
         if not isinstance(command, dict):
@@ -563,7 +631,19 @@ class Game(Aggregate):
             raise self.end_refusal()
         if player not in self.to_act:
             raise self.turn_refusal(player)
-        getattr(self, spec.method)(player, **fields)
+        if by == BOT and not self.bot_may_play(player):
+            raise BadCommand(f"{player!r} is not a seat the server's bot plays")
+        with acting(by):
+            getattr(self, spec.method)(player, **fields)
+
+    def bot_may_play(self, player: str) -> bool:
+        """Whether the server's bot may move for `player` now: a bot seat, a seat handed to a bot
+        (and not taken back), a seat whose clock ran out. The verifier names a bot move
+        anywhere else."""
+        handed = self.handed or {}
+        if player in self.expired:
+            return True
+        return handed[player] is not None if player in handed else player in self.bots
 
     def abort(self, reason: Any) -> None:
         """The host stops a game in progress: no winners, nothing further accepted.
@@ -581,7 +661,8 @@ class Game(Aggregate):
             raise Aborted("the game is already aborted")
         if self.finished:
             raise self.end_refusal()
-        self._game_aborted(reason=reason)
+        with acting(HOST_BY):  # only the host aborts
+            self._game_aborted(reason=reason)
 
     @event("GameAborted")
     def _game_aborted(self, reason: str) -> None:
@@ -589,8 +670,9 @@ class Game(Aggregate):
         self.finished = True
         self.winners = []
 
-    def hand_seat(self, player: Any, bot: Any) -> None:
-        """Record who plays a seat from now on: a bot by its kind, or (None) its player again.
+    def hand_seat(self, player: Any, bot: Any, by: str = HOST_BY) -> None:
+        """Record who plays a seat from now on: a bot by its kind, or (None) its player again;
+        `by` the host, or the seat itself taking its seat back ("seat").
 
         The service checks the bot's kind and who may ask; here the seat and the game's state.
         """
@@ -599,7 +681,8 @@ class Game(Aggregate):
         if bot is not None and not isinstance(bot, str):
             raise BadCommand("a seat is handed to a bot by its kind, or back with null")
         self.check_in_play()
-        self._seat_handed(player=player, bot=bot)
+        with acting(by):
+            self._seat_handed(player=player, bot=bot)
 
     @event("SeatHanded")
     def _seat_handed(self, player: str, bot: str | None) -> None:
@@ -619,7 +702,8 @@ class Game(Aggregate):
         if now < due:
             raise BadCommand(f"{player}'s clock runs until {due.isoformat()}, not out at "
                              f"{now.isoformat()}")
-        self._clock_expired(player=player)
+        with acting(CLOCK):  # the server, when the clock ran out
+            self._clock_expired(player=player)
 
     @event("ClockExpired")
     def _clock_expired(self, player: str) -> None:

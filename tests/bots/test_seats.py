@@ -98,8 +98,12 @@ def test_a_game_of_bots_alone_plays_itself_to_the_end(open_games, key, tmp_path)
     runner = embedded_bots(games)  # the worker's runner thread, as cli.wsgi starts it
     wait_until(lambda: games.game(game_id).finished, f"{key} played to its end")
     records = check_exports(games, game_id, tmp_path)
-    # Check every command was a bot's, recorded as its seat's, and counted by the runner.
+    # Check every command was a bot's, recorded as its seat's and as the bot's (`by`), and
+    # counted by the runner; what followed from them is the server's.
     counts = commands_of(key, records)
+    commands = set(game_class(key).COMMAND_EVENTS)
+    assert {r["by"] for r in records if r["type"] in commands} == {"bot"}
+    assert {r["by"] for r in records if r["type"] not in commands} == {"server"}
     assert set(counts) <= set(games.game(game_id).players)
     wait_until(lambda: runner.runner.moves == sum(counts.values()), "the runner's count")
     assert game_id not in runner.runner.active  # a finished game is dropped
@@ -152,13 +156,13 @@ def test_a_bot_move_beaten_by_another_is_a_conflict_and_chosen_again(open_games,
     real = games.run_command
     sneaked: list[int] = []
 
-    def someone_moves_first(gid, viewer, command, expected_version=None):
+    def someone_moves_first(gid, viewer, command, expected_version=None, by=None):
         # The first time a bot is about to store a move, the host plays that seat first.
         if not sneaked:
             game = games.game(gid)
             real(gid, HOST, {**game.legal_moves(viewer.player)[0], "player": viewer.player})
             sneaked.append(game.version)
-        return real(gid, viewer, command, expected_version)
+        return real(gid, viewer, command, expected_version, by=by)
 
     games.run_command = someone_moves_first  # type: ignore[method-assign]
     runner = embedded_bots(games).runner

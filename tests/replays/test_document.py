@@ -54,7 +54,7 @@ def rechain(doc):
         record["version"] = version
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, version, record["type"], record["timestamp"],
-                                           record["data"])
+                                           record["data"], record.get("by"))
     return doc
 
 

@@ -45,6 +45,10 @@ def test_event_hash_is_the_api_md_formula(prev, version, type_, timestamp, data)
             "prev_hash": prev}
     expected = hashlib.sha256((prev + reference(body)).encode("utf-8")).hexdigest()
     assert event_hash(prev, version, type_, timestamp, data) == expected
+    # Check `by` (docs/api.md, "Who did what") is hashed as one more key of the event.
+    by_body = {**body, "by": type_}
+    expected = hashlib.sha256((prev + reference(by_body)).encode("utf-8")).hexdigest()
+    assert event_hash(prev, version, type_, timestamp, data, type_) == expected
 
 
 def _played(game_key: str, steps: int) -> object:
@@ -72,7 +76,7 @@ def test_events_rebuild_the_same_aggregate(game_key):
         record = event_record(stored)
         assert record["prev_hash"] == prev
         assert event_hash(prev, record["version"], record["type"], record["timestamp"],
-                          record["data"]) == record["hash"]
+                          record["data"], record["by"]) == record["hash"]
         prev = record["hash"]
 
 
@@ -97,8 +101,10 @@ def test_recorder_triggers_the_librarys_event_and_falls_back_for_other_calls():
         == {k: v for k, v in vars(b).items() if k not in clock}
     # built without the dataclass __init__, yet with its fields in its order (the log shows
     # `data` in this order) and equal to one the dataclass builds
-    assert list(vars(a)) == [f.name for f in dataclasses.fields(cls.Played)]
-    assert type(a)(**vars(a)) == a
+    # `by` (who stored it) comes last, beside the fields, as the store keeps it
+    assert list(vars(a)) == [f.name for f in dataclasses.fields(cls.Played)] + ["by"]
+    assert a.by == "server"  # no command sent it: the server's
+    assert type(a)(**{k: v for k, v in vars(a).items() if k != "by"}) == a
     # positional arguments take the library's path and give the same event
     fast._passed(player, False)
     (c,) = fast.collect_events()

@@ -133,7 +133,8 @@ def check_event_hashes(table: Table) -> None:
     """No event's data changed after it was triggered (its recorded hash still matches)."""
     for event in table.events:
         digest = event_hash(event.prev_hash, event.originator_version, type(event).__name__,
-                            timestamp_text(event.timestamp), event_data(event))
+                            timestamp_text(event.timestamp), event_data(event),
+                            event.__dict__.get("by"))
         assert digest == event.hash, f"event {event.originator_version} was mutated"
 
 
