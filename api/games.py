@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from flask import current_app
 from flask.views import MethodView
 
 from api import schemas
 from api.auth import bearer_token
 from api.errors import GruftBlueprint
+from api.holds import HOLDS, POLL
 from api.reads import games_page
 from domain.core import SPECTATOR
 from service import Games
@@ -118,13 +121,16 @@ class Commands(MethodView):
 class Events(MethodView):
     @blp.arguments(schemas.EventsQuery(), location="query")
     @blp.response(200, schemas.EventsPage)
-    @documented(400, 401, 404)
+    @documented(400, 401, 404, 429, 503)
     def get(self, query, game_id):
         """The event log, redacted to what the caller may see; with ?wait=S, a long poll;
         filtered by ?player= (events they made or are named in) and ?type= (comma-separated)."""
         only = LogFilter.parse(query.get("player"), query.get("type"))
-        events, next_after = games().reads.log(game_id, viewer(game_id), query["after"],
-                                         query["limit"], wait=query["wait"], only=only)
+        who = viewer(game_id)
+        # A long poll holds a thread while it waits: capped as streams are (api/holds.py).
+        with HOLDS.holding(POLL) if query["wait"] else nullcontext():
+            events, next_after = games().reads.log(game_id, who, query["after"],
+                                                   query["limit"], wait=query["wait"], only=only)
         return {"events": events, "next_after": next_after}
 
 

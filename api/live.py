@@ -29,8 +29,10 @@ from flask.views import MethodView
 
 from api import gcpause, schemas
 from api.auth import bearer_token
-from api.errors import RETRY_AFTER_SECONDS, GruftBlueprint, error_response
+from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
+from api.holds import HOLDS as SLOTS
+from api.holds import STREAM, client_address, holds_max, per_address
 from api.limits import setting
 from api.stream_writer import KEEPALIVE, RESYNC_SECONDS, StreamWriter, usable
 from domain.core import Game
@@ -156,36 +158,9 @@ def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
     return usable(environ) if setting(current_app, "GRUFT_STREAM_WRITER", "1") != "0" else None
 
 
-class StreamSlots:
-    """The streams this worker holds. Each holds a thread of the worker's pool while it is open,
-    so `gruft serve` caps them below the pool's size (GRUFT_STREAMS_MAX): however many streams
-    clients open, threads stay free for commands and every other request."""
-
-    def __init__(self) -> None:
-        self.open = 0
-        self._lock = threading.Lock()
-
-    def take(self, limit: int | None) -> bool:
-        """Count one more stream, unless `limit` streams are open already."""
-        with self._lock:
-            if limit is not None and self.open >= limit:
-                return False
-            self.open += 1
-            return True
-
-    def give(self) -> None:
-        """A stream ended."""
-        with self._lock:
-            self.open -= 1
-
-
-SLOTS = StreamSlots()  # this process's streams
-
-
 def streams_max() -> int | None:
-    """The most streams a worker holds (GRUFT_STREAMS_MAX, set by `gruft serve`); None: no cap."""
-    configured = setting(current_app, "GRUFT_STREAMS_MAX")
-    return int(configured) if configured else None
+    """The most streams and long polls a worker holds (GRUFT_STREAMS_MAX); None: no cap."""
+    return holds_max()
 
 
 class EventStream:
@@ -193,9 +168,9 @@ class EventStream:
 
     def __init__(self, store: Games, watch: Watch, first: tuple[Game, bytes],
                  args: dict[str, Any], keepalive: float, path: str,
-                 sock: socket.socket | None = None) -> None:
+                 sock: socket.socket | None = None, address: str = "") -> None:
         self._watch = watch
-        self._held = True  # one of SLOTS, given back once
+        self._held = address  # one of SLOTS, given back once
         self._sock = sock  # the client's socket, when the worker's writer may take it over
         self._messages = self._run(store, first, args, keepalive, path)
 
@@ -208,9 +183,9 @@ class EventStream:
 
     def _end(self) -> None:
         self._watch.close()
-        if self._held:
-            self._held = False
-            SLOTS.give()
+        if self._held is not None:
+            SLOTS.give(STREAM, self._held)
+            self._held = None
 
     def _run(self, store: Games, first: tuple[Game, bytes], args: dict[str, Any],
              keepalive: float, path: str) -> Iterator[bytes]:
@@ -254,7 +229,7 @@ class Stream(MethodView):
     @blp.arguments(schemas.StreamQuery(), location="query")
     @blp.arguments(schemas.StreamHeaders(), location="headers")
     @blp.doc(responses={200: SSE_DOC})
-    @documented(400, 401, 403, 404, 503)
+    @documented(400, 401, 403, 404, 429, 503)
     def get(self, query, headers, game_id):
         """Server-Sent Events: every change of the game as this viewer may see it, live."""
         store = games()
@@ -262,21 +237,18 @@ class Stream(MethodView):
         # Where a reconnecting client resumes: Last-Event-ID (the browser's own), else ?after=.
         after = headers.get("last_event_id", query.get("after"))
         args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}
-        if not SLOTS.take(streams_max()):
-            answer, status = error_response(503, "unavailable", "this worker holds as many "
-                                            "streams as it may; try again shortly")
-            answer.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-            return answer, status
+        address = client_address()  # 429 past its share, 503 past the worker's (api/holds.py)
+        SLOTS.take(STREAM, address, streams_max(), per_address(STREAM))
         watch = store.live.watch(args["game_id"])
         try:  # registered first, then read: a change stored after this read reaches the stream
             game = store.delivery.current(args["game_id"])
             first = (game, shared_messages(store).get(store, game, args, after))
         except BaseException:
             watch.close()
-            SLOTS.give()
+            SLOTS.give(STREAM, address)
             raise
         body = EventStream(store, watch, first, args, keepalive_seconds(), request.path,
-                           stream_writer_socket(request.environ))
+                           stream_writer_socket(request.environ), address)
         return Response(body, status=200, mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 

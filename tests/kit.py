@@ -130,7 +130,8 @@ def stop(proc: subprocess.Popen, signum: int = signal.SIGINT) -> None:
 
 
 @contextmanager
-def served_gruft(env: dict[str, str], log: Path, workers: int = 1) -> Iterator[int]:
+def served_gruft(env: dict[str, str], log: Path, workers: int = 1, threads: int | None = None
+                 ) -> Iterator[int]:
     """`gruft serve` with `env` over this environment; its port once it answers, stopped on
     the way out (SIGINT, gunicorn's quick shutdown), the end of its log then printed (pytest
     shows it when the test failed)."""
@@ -140,8 +141,9 @@ def served_gruft(env: dict[str, str], log: Path, workers: int = 1) -> Iterator[i
     # could meanwhile be taken by another test's server, and we would talk to that one.
     sock = listening_socket()
     port = sock.getsockname()[1]
-    proc = start_gruft(["serve", "--fd", str(sock.fileno()), "--workers", str(workers)], env,
-                       log, pass_fds=(sock.fileno(),))
+    more = ["--threads", str(threads)] if threads else []
+    proc = start_gruft(["serve", "--fd", str(sock.fileno()), "--workers", str(workers), *more],
+                       env, log, pass_fds=(sock.fileno(),))
     sock.close()  # gunicorn holds it now
 
     def up() -> bool:

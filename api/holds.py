@@ -1,0 +1,91 @@
+"""The requests that hold a worker's thread while they wait: live streams and long polls
+(issue 23, item 3).
+
+Each holds one thread of its worker's pool for as long as it is open, so together they are
+capped below the pool's size (GRUFT_STREAMS_MAX, set by `gruft serve`: past it 503 with
+Retry-After), and threads stay free for commands and every other request. Within that, one
+client address holds at most GRUFT_STREAMS_PER_ADDRESS streams and GRUFT_POLLS_PER_ADDRESS long
+polls in a worker (past them 429 with Retry-After), so one client cannot take every place from
+the others. The probe: 32 streams and 9 long polls from one address made a bystander's GET and
+a player's command wait 29 s.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import current_app, request
+from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
+
+from api.errors import RETRY_AFTER_SECONDS
+from api.limits import setting
+
+STREAM, POLL = "stream", "long poll"
+PER_ADDRESS = {STREAM: ("GRUFT_STREAMS_PER_ADDRESS", "64"),
+               POLL: ("GRUFT_POLLS_PER_ADDRESS", "16")}
+
+
+class Holds:
+    """The streams and long polls this worker holds, in all and per (kind, address)."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self._by: Counter[tuple[str, str]] = Counter()
+        self._lock = threading.Lock()
+
+    def take(self, kind: str, address: str, limit: int | None, per_address: int | None) -> None:
+        """Count one more, or refuse it: 429 past the address's share, 503 past the worker's."""
+        with self._lock:
+            if per_address is not None and self._by[kind, address] >= per_address:
+                raise TooManyRequests(
+                    f"this address holds {per_address} {kind}s open on this worker already, "
+                    "as many as one address may; close one or try again later",
+                    retry_after=RETRY_AFTER_SECONDS)
+            if limit is not None and self.open >= limit:
+                raise ServiceUnavailable(
+                    "this worker holds as many streams and long polls as it may; try again "
+                    "shortly", retry_after=RETRY_AFTER_SECONDS)
+            self.open += 1
+            self._by[kind, address] += 1
+
+    def give(self, kind: str, address: str) -> None:
+        """One ended."""
+        with self._lock:
+            self.open -= 1
+            self._by[kind, address] -= 1
+            if not self._by[kind, address]:
+                del self._by[kind, address]
+
+    @contextmanager
+    def holding(self, kind: str) -> Iterator[None]:
+        """Hold one place for this request while inside (see `take`)."""
+        address = client_address()
+        self.take(kind, address, holds_max(), per_address(kind))
+        try:
+            yield
+        finally:
+            self.give(kind, address)
+
+
+HOLDS = Holds()  # this process's
+
+
+def client_address() -> str:
+    """The request's peer address (behind a proxy, the proxy's: see docs/deployment.md)."""
+    return request.remote_addr or ""
+
+
+def holds_max() -> int | None:
+    """The most streams and long polls a worker holds (GRUFT_STREAMS_MAX); None: no cap."""
+    configured = setting(current_app, "GRUFT_STREAMS_MAX")
+    return int(configured) if configured else None
+
+
+def per_address(kind: str) -> int | None:
+    """The most of `kind` one address holds in a worker; None (set to 0): no cap."""
+    name, default = PER_ADDRESS[kind]
+    value = int(setting(current_app, name, default) or "0")
+    return value or None
