@@ -344,14 +344,18 @@ class Document(Schema):
         "event_hash, prev_hash, hash}], chained from the seed commitment")})
     parent = fields.Nested(ForkParent, metadata={"description": "a fork's parent game, version "
                                                  "and the hash of that event"})
+    log = fields.Nested("DocumentLog", metadata={"description": "a game that is over: its "
+                        "inclusion proof in the game log against a signed checkpoint"})
 
 
 class Verdict(Schema):
     valid = fields.Boolean(required=True)
     signature = fields.String(validate=validate.OneOf(
-        ["verified", "unverified", "untrusted", "invalid", "unchecked"]), metadata={
+        ["verified", "unverified", "untrusted", "retired", "invalid", "unchecked"]), metadata={
         "description": "verified: by this server's key; untrusted: a valid signature by a key "
-                       "this server does not know; invalid: it does not match the document"})
+                       "this server does not know; retired: by a retired key of this server, "
+                       "for a game not in its log under that key; invalid: it does not match "
+                       "the document"})
     key_id = fields.String(allow_none=True, metadata={
         "description": "the fingerprint of the key that signed the document"})
     problems = fields.List(fields.Dict(), required=True,
@@ -417,6 +421,75 @@ class Leaderboard(Schema):
     players = fields.List(fields.Nested(LeaderboardEntry), required=True,
                           metadata={"description": "by wins, then average score (best first), "
                                     "then name"})
+
+
+# -- the game log *(trust)* ------------------------------------------------------------
+
+HEX = "lowercase hex of a SHA-256 hash"
+
+
+class LogCheckpoint(Schema):
+    origin = fields.String(required=True, metadata={"description": "names this server's log"})
+    size = fields.Integer(required=True, metadata={"description": "how many games it holds"})
+    root = fields.String(required=True, metadata={"description": f"the tree's root, {HEX}"})
+    timestamp = fields.String(required=True)
+    key_id = fields.String(required=True, metadata={"description": "the signing key's id"})
+    signature = fields.String(required=True, metadata={
+        "description": "Ed25519 (base64) over the canonical JSON without `signature`"})
+
+
+class LogLeaf(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "the game's last event"})
+    hash = fields.String(required=True, metadata={"description": "the hash of that event"})
+
+
+class LogProofQuery(StrictSchema):
+    size = fields.Integer(validate=validate.Range(1, MAX_CURSOR), metadata={
+        "description": "the tree size to prove against (default: the current one)"})
+
+
+class LogProof(Schema):
+    index = fields.Integer(required=True, metadata={"description": "the leaf's place, from 0"})
+    size = fields.Integer(required=True)
+    leaf = fields.Nested(LogLeaf, required=True, metadata={
+        "description": "its hash: SHA-256(0x00 || the UTF-8 of the leaf's canonical JSON)"})
+    proof = fields.List(fields.String(), required=True, metadata={
+        "description": "RFC 9162 §2.1.3 inclusion proof, bottom up"})
+
+
+class LogConsistencyQuery(StrictSchema):
+    first = fields.Integer(required=True, validate=validate.Range(0, MAX_CURSOR))
+    second = fields.Integer(validate=validate.Range(0, MAX_CURSOR), metadata={
+        "description": "default: the current size"})
+
+
+class LogConsistency(Schema):
+    first = fields.Integer(required=True)
+    second = fields.Integer(required=True)
+    proof = fields.List(fields.String(), required=True, metadata={
+        "description": "RFC 9162 §2.1.4 consistency proof"})
+
+
+class DocumentLog(Schema):
+    index = fields.Integer(required=True)
+    proof = fields.List(fields.String(), required=True)
+    checkpoint = fields.Nested(LogCheckpoint, required=True)
+
+
+class KeyPeriod(Schema):
+    key_id = fields.String(required=True)
+    key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})
+    # "from" is a Python keyword: the attribute is from_, the JSON name from
+    from_ = fields.String(allow_none=True, required=True, data_key="from",
+                          attribute="from", metadata={"description": "when it became current"})
+    until = fields.String(allow_none=True, required=True,
+                          metadata={"description": "when it was retired; null: current"})
+
+
+class SigningKeys(Schema):
+    keys = fields.List(fields.Nested(KeyPeriod), required=True, metadata={
+        "description": "every key this server has signed with, oldest first"})
 
 
 __all__ = [name for name, value in dict(globals()).items()

@@ -5,6 +5,11 @@
 key signs from then on. The server verifies (and imports) documents signed by any key on its
 ring, so a rotation never strands the documents exported before it. A key's id is the SHA-256
 hex of its DER public key, the fingerprint an arbiter compares (`gruft key`, `key_id`).
+
+Each key has the time it was current (`history`, served at GET /signing-keys): a retired key's
+`retired-keys/<key id>.json` records its `from` and `until` when it is retired; a key retired
+before that file existed reads `until` from its PEM file's time and `from` as the `until` of the
+key before it; the current key's `from` is its file's time.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
@@ -26,11 +34,26 @@ RETIRED_DIR = "retired-keys"
 class SigningKey:
     """Signs replay documents; the public half is served at GET /signing-key."""
 
-    def __init__(self, private: Ed25519PrivateKey, retired: tuple[str, ...] = ()) -> None:
+    def __init__(self, private: Ed25519PrivateKey, retired: tuple[str, ...] = (),
+                 since: str | None = None, periods: tuple[dict[str, Any], ...] = ()) -> None:
         self._private = private
         self.public_pem = public_pem(private.public_key())
         self.key_id = key_id(self.public_pem)
         self.retired = retired  # public PEMs of the keys this one replaced, oldest first
+        self.since = since  # when this key became current (ISO 8601), if known
+        self.periods = periods  # the retired keys' {key_id, key, from, until}, oldest first
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """Every key this server has signed with and when it was current, oldest first; the
+        current key's `until` is None."""
+        return [*(dict(p) for p in self.periods),
+                {"key_id": self.key_id, "key": self.public_pem, "from": self.since,
+                 "until": None}]
+
+    def retired_period(self, retired_key_id: str) -> dict[str, Any] | None:
+        """A retired key's period ({key_id, key, from, until}); None if it is not one."""
+        return next((dict(p) for p in self.periods if p["key_id"] == retired_key_id), None)
 
     @property
     def ring(self) -> list[str]:
@@ -59,7 +82,8 @@ class SigningKey:
             raise ValueError(f"{path} does not hold an Ed25519 key")
         retired = folder / RETIRED_DIR
         kept = sorted(retired.glob("*.pem"), key=lambda p: p.stat().st_mtime) if retired.is_dir() else []
-        return cls(private, tuple(p.read_text("ascii") for p in kept))
+        return cls(private, tuple(p.read_text("ascii") for p in kept), since=_file_time(path),
+                   periods=_periods(kept))
 
     @classmethod
     def rotate(cls, folder: Path) -> SigningKey:
@@ -67,6 +91,8 @@ class SigningKey:
         current = cls.load_or_create(folder)
         retired = folder / RETIRED_DIR
         retired.mkdir(exist_ok=True)
+        period = {"from": current.since, "until": datetime.now(UTC).isoformat()}
+        (retired / f"{current.key_id}.json").write_text(json.dumps(period), "ascii")
         (retired / f"{current.key_id}.pem").write_text(current.public_pem, "ascii")
         (folder / KEY_FILE).unlink()  # the private half of a retired key signs nothing again
         return cls.load_or_create(folder)
@@ -74,6 +100,23 @@ class SigningKey:
     def sign(self, message: bytes) -> str:
         """The base64 signature of a message."""
         return base64.b64encode(self._private.sign(message)).decode("ascii")
+
+
+def _file_time(path: Path) -> str:
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
+
+
+def _periods(kept: list[Path]) -> tuple[dict[str, Any], ...]:
+    """The retired keys' periods, oldest first, from their side files (or their files' times)."""
+    periods: list[dict[str, Any]] = []
+    for pem_path in kept:
+        pem = pem_path.read_text("ascii")
+        side = pem_path.with_suffix(".json")
+        recorded = json.loads(side.read_text("ascii")) if side.exists() else {}
+        until = recorded.get("until") or _file_time(pem_path)
+        since = recorded.get("from") or (periods[-1]["until"] if periods else None)
+        periods.append({"key_id": key_id(pem), "key": pem, "from": since, "until": until})
+    return tuple(periods)
 
 
 def public_pem(key: Ed25519PublicKey) -> str:

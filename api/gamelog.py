@@ -1,0 +1,78 @@
+"""The game log over HTTP: signed checkpoints, inclusion and consistency proofs, and the keys."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+
+from api import schemas
+from api.errors import GruftBlueprint
+from api.games import documented as _documented
+from domain.core import BadCommand
+from service import GameNotFound
+from service.app import parse_game_id
+from service.gamelog import GameLog
+
+blp = GruftBlueprint("log", __name__, description="The game log: every game that is over, "
+                     "in an append-only Merkle tree (RFC 9162), and the keys that signed")
+
+
+def game_log() -> GameLog:
+    """This worker's view of the store's game log."""
+    return current_app.extensions["gruft.game_log"]
+
+
+def _size(size: int | None, what: str) -> int:
+    """A tree size the log has reached (the current one when None); 400 beyond it."""
+    current = game_log().tree().size
+    if size is None:
+        return current
+    if size > current:
+        raise BadCommand(f"{what} {size} is beyond the log's size, {current}")
+    return size
+
+
+@blp.route("/log/checkpoint")
+class Checkpoint(MethodView):
+    @blp.response(200, schemas.LogCheckpoint)
+    def get(self):
+        """The log's current size and root, signed by the server's key."""
+        return game_log().checkpoint()
+
+
+@blp.route("/log/proof/<game_id>")
+class InclusionProof(MethodView):
+    @blp.arguments(schemas.LogProofQuery(), location="query")
+    @blp.response(200, schemas.LogProof)
+    @_documented(400, 404)
+    def get(self, query, game_id):
+        """The proof that a game that is over is a leaf of the tree of `size` (default: now)."""
+        gid = parse_game_id(game_id)
+        size = _size(query.get("size"), "size")
+        proof = game_log().inclusion(gid, size)
+        if proof is None:
+            raise GameNotFound(f"game {gid} is not in the log of size {size} (not over, not "
+                               "logged yet, or logged after it)")
+        return proof
+
+
+@blp.route("/log/consistency")
+class ConsistencyProof(MethodView):
+    @blp.arguments(schemas.LogConsistencyQuery(), location="query")
+    @blp.response(200, schemas.LogConsistency)
+    @_documented(400)
+    def get(self, query):
+        """The proof that the tree of `first` leaves is a prefix of the tree of `second`."""
+        second = _size(query.get("second"), "second")
+        if query["first"] > second:
+            raise BadCommand(f"first ({query['first']}) is larger than second ({second})")
+        return game_log().consistency(query["first"], second)
+
+
+@blp.route("/signing-keys")
+class SigningKeys(MethodView):
+    @blp.response(200, schemas.SigningKeys)
+    def get(self):
+        """Every key this server has signed with, and when it was current."""
+        key = current_app.extensions["gruft.signing_key"]
+        return {"keys": key.history}

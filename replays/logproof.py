@@ -1,0 +1,76 @@
+"""A document's place in the game log: its `log` part checked against its signed checkpoint.
+
+The export of a game that is over carries `"log": {"index", "proof", "checkpoint"}`: the leaf
+the game is in the log (`{"game_id", "version", "hash"}` of its last event, taken from the
+document itself), its RFC 9162 inclusion proof, and the signed checkpoint the proof is against.
+A reader who kept a checkpoint of that log can then ask the server for a consistency proof
+(`gruft log check`) and so know that this game stays in it for ever.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from domain.core import canonical
+from service.gamelog import leaf_bytes, leaf_of
+from service.merkle import leaf_hash, verify_inclusion
+from service.signing import key_id
+
+HASH = re.compile(r"[0-9a-f]{64}")
+CHECKPOINT_FIELDS = ("origin", "size", "root", "timestamp", "key_id", "signature")
+MAX_PROOF = 64  # a tree of 2^64 leaves needs no more
+
+
+def checkpoint_body(checkpoint: dict[str, Any]) -> bytes:
+    """What a checkpoint's signature covers: its canonical JSON without `signature`."""
+    return canonical({k: v for k, v in checkpoint.items() if k != "signature"}).encode("utf-8")
+
+
+def checkpoint_problem(checkpoint: Any, keys: list[str], check_signature) -> str | None:
+    """Why a checkpoint is not well formed and signed by one of `keys` (PEMs); None if it is."""
+    if not isinstance(checkpoint, dict) or set(checkpoint) != set(CHECKPOINT_FIELDS):
+        return "the checkpoint must have exactly " + ", ".join(CHECKPOINT_FIELDS)
+    size = checkpoint["size"]
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        return "the checkpoint's size is not a whole number"
+    if not isinstance(checkpoint["root"], str) or not HASH.fullmatch(checkpoint["root"]):
+        return "the checkpoint's root is not 64 lowercase hex digits"
+    if not isinstance(checkpoint["signature"], str):
+        return "the checkpoint's signature is not a string"
+    signer = next((k for k in keys if _key_id(k) == checkpoint["key_id"]), None)
+    if signer is None:
+        return f"the checkpoint is signed by key {str(checkpoint['key_id'])[:64]}, not a trusted one"
+    if not check_signature(signer, checkpoint_body(checkpoint), checkpoint["signature"]):
+        return "the checkpoint's signature does not match it"
+    return None
+
+
+def log_problem(document: dict[str, Any], keys: list[str], check_signature) -> str | None:
+    """Why the document's `log` part does not prove the game in the log; None if it does."""
+    part = document["log"]
+    if not isinstance(part, dict) or set(part) != {"index", "proof", "checkpoint"}:
+        return "log must be {index, proof, checkpoint}"
+    index, proof = part["index"], part["proof"]
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(proof, list) or (
+            len(proof) > MAX_PROOF or not all(isinstance(p, str) and HASH.fullmatch(p)
+                                              for p in proof)):
+        return "log's index must be a whole number and its proof a list of SHA-256 hex hashes"
+    problem = checkpoint_problem(part["checkpoint"], keys, check_signature)
+    if problem is not None:
+        return problem
+    checkpoint = part["checkpoint"]
+    last = document["events"][-1]
+    leaf = leaf_of(str(document["game_id"]), len(document["events"]), str(last.get("hash")))
+    if not verify_inclusion(leaf_hash(leaf_bytes(leaf)), index, checkpoint["size"],
+                            [bytes.fromhex(p) for p in proof], bytes.fromhex(checkpoint["root"])):
+        return (f"the game's last event is not leaf {index} of the log of size "
+                f"{checkpoint['size']} the checkpoint signs: the inclusion proof fails")
+    return None
+
+
+def _key_id(pem: str) -> str | None:
+    try:
+        return key_id(pem)
+    except ValueError:
+        return None
