@@ -17,6 +17,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         arbiter,
         cors,
         docs,
+        gamelog,
         games,
         headers,
         health,
@@ -33,6 +34,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     from api.errors import GruftApi, register_error_handlers
     from service import Games
+    from service.gamelog import Appender, GameLog
     from service.readmodels import read_models
     from service.settings import data_dir
     from service.signing import SigningKey
@@ -61,10 +63,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gruft.read_models"] = partial(read_models, store)
     if not app.testing:
         read_models(store)
-    app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
+    key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
+    # The game log (service.gamelog): appended by its own thread, woken by the store's changes.
+    app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
+    store.live.subscribe(Appender(game_log).wake)
 
     api = GruftApi(app)
-    for resource in (games, live, replays, arbiter, stats, viewer, play, health):
+    for resource in (games, live, replays, arbiter, stats, viewer, play, health, gamelog):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound

@@ -7,6 +7,7 @@ from flask.views import MethodView
 
 from api import schemas
 from api.errors import GruftBlueprint, error_response
+from api.gamelog import game_log
 from api.games import documented as _documented
 from api.games import games, viewer
 from api.inputs import parse_body, request_bytes
@@ -23,8 +24,19 @@ def signing_key() -> SigningKey:
 
 
 def check(document: dict):
-    """Verify a document against the keys on this server's ring (the current and retired ones)."""
-    return verify(document, trusted_keys=signing_key().ring, check_signature=check_signature)
+    """Verify a document against the keys on this server's ring: the current one, and a retired
+    one only for a game in this server's log as over while that key was current."""
+    key = signing_key()
+    verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature)
+    if verdict.signature == "verified" and verdict.key_id != key.key_id:
+        period = key.retired_period(verdict.key_id) or {"until": None}
+        if not game_log().logged_before(document, period["until"]):
+            verdict.signature = "retired"
+            verdict.add(None, "retired_key",
+                        f"the document is signed by a key this server retired at "
+                        f"{period['until']}, and the game it tells of is not in this server's "
+                        "log as over before then: a retired key vouches for nothing new")
+    return verdict
 
 
 def verdict_of_body() -> dict:
@@ -42,8 +54,9 @@ class Export(MethodView):
         """The signed replay document (host any time, anyone once finished)."""
         game, records = games().reads.replay_records(game_id, viewer(game_id), "the export")
         key = signing_key()
+        logged = game_log().for_export(game.id) if game.finished else None
         return build_document(game, records, key.sign, key.public_pem,
-                              games().arbiter.annotation_records(game))
+                              games().arbiter.annotation_records(game), log=logged)
 
 
 @blp.route("/replays/verify")

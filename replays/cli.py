@@ -1,10 +1,10 @@
-"""The replays' subcommands: `gruft verify`, `gruft replay` and `gruft report`."""
+"""The replays' subcommands: `gruft verify`, `gruft replay`, `gruft report`, `gruft log check`."""
 
 from __future__ import annotations
 
 import argparse
 
-from replays import report, stepper, verify
+from replays import logcheck, report, stepper, verify
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -14,3 +14,4 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     stepper.configure(sub.add_parser("replay", help="step through a replay document in the terminal"))
     report.configure(sub.add_parser(
         "report", help="write a dispute report: one self-contained HTML page about one step"))
+    logcheck.add_commands(sub)

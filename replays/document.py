@@ -38,6 +38,7 @@ from domain.core.chain import AUTHORS, BOT, CLOCK, HOST_BY, SEAT, SERVER, timest
 from domain.core.clocks import deadline
 from domain.core.dealing import is_salt
 from domain.core.game import recorded_authors
+from replays.logproof import log_problem
 from service.signing import key_id
 
 FORMAT = "gruft-replay"
@@ -59,8 +60,10 @@ def unsigned(document: dict[str, Any]) -> bytes:
 
 
 def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: str,
-                   annotations: list[dict[str, Any]] | None = None) -> dict:
-    """The signed replay document of a game, its stored event records and its annotations."""
+                   annotations: list[dict[str, Any]] | None = None,
+                   log: dict[str, Any] | None = None) -> dict:
+    """The signed replay document of a game, its stored event records and its annotations;
+    `log`: a game that is over, its inclusion proof in the game log (replays.logproof)."""
     doc: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if game.salt is not None else 1,
@@ -80,6 +83,8 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
     if game.parent is not None:
         doc["parent"] = dict(game.parent)  # a fork: where it began (gruft verify --parent)
     doc["annotations"] = [dict(a) for a in annotations or ()]
+    if log is not None:
+        doc["log"] = log
     doc["key_id"] = key_id(public_pem)
     doc["signature"] = {"alg": "ed25519", "key": public_pem, "value": sign(unsigned(doc))}
     return doc
@@ -98,6 +103,7 @@ class Verdict:
     # (the caller checked the rules only, no signature)
     signature: str = "unchecked"
     key_id: str | None = None  # the fingerprint of the key that signed the document
+    retired: dict[str, Any] | None = None  # that key's period, when it is a retired one
 
     @property
     def valid(self) -> bool:
@@ -128,6 +134,7 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
         return verdict
     if check_signature is not None:
         _check_signature(document, verdict, trusted_keys, check_signature)
+        _check_log(document, verdict, trusted_keys, check_signature)
     _check_chain(document, verdict)
     _check_annotations(document, verdict)
     _check_times(document, verdict)
@@ -266,6 +273,18 @@ def _check_signature(doc: dict, verdict: Verdict, trusted_keys: list[str] | None
                     "GET /signing-key; offline: gruft verify --key)")
     else:
         verdict.signature = "verified"
+
+
+def _check_log(doc: dict, verdict: Verdict, trusted_keys: list[str] | None, check) -> None:
+    """A game's place in the game log, where the document carries one: its inclusion proof
+    against a checkpoint signed by a trusted key (or, unpinned, by the document's own)."""
+    if "log" not in doc:
+        return  # a game in play, one not logged yet, and every document issued before the log
+    own = doc["signature"].get("key")
+    keys = trusted_keys if trusted_keys is not None else [own] if isinstance(own, str) else []
+    problem = log_problem(doc, keys, check)
+    if problem is not None:
+        verdict.add(None, "log_invalid", problem)
 
 
 def _check_times(doc: dict, verdict: Verdict) -> None:

@@ -10,6 +10,7 @@ A reader who kept a checkpoint of that log can then ask the server for a consist
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from domain.core import canonical
@@ -74,3 +75,34 @@ def _key_id(pem: str) -> str | None:
         return key_id(pem)
     except ValueError:
         return None
+
+
+def check_retired(document: Any, verdict: Any, history: list[dict[str, Any]]) -> None:
+    """Offline, a signature by a key the history (GET /signing-keys) names as retired counts only
+    for a game the document's own log proof shows over before the key was retired."""
+    if verdict.signature != "verified" or not isinstance(document, dict):
+        return
+    period = next((k for k in history if k.get("until") is not None
+                   and _key_id(k["key"]) == verdict.key_id), None)
+    if period is None:
+        return
+    verdict.retired = period
+    ended = document["events"][-1]["timestamp"]
+    if "log" not in document:
+        why = "and the document carries no proof that its game is in the server's log"
+    elif any(p["code"] == "log_invalid" for p in verdict.problems):
+        why = "and its proof that the game is in the server's log fails"
+    elif _before(ended, period["until"]):
+        return
+    else:
+        why = f"before its game ended ({ended})"
+    verdict.signature = "retired"
+    verdict.add(None, "retired_key", f"the document is signed by a key the server retired at "
+                f"{period['until']}, {why}: a retired key vouches for nothing new")
+
+
+def _before(stamp: str, until: Any) -> bool:
+    try:
+        return datetime.fromisoformat(stamp) <= datetime.fromisoformat(str(until))
+    except (TypeError, ValueError):
+        return False

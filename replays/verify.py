@@ -15,6 +15,7 @@ from typing import Any
 
 from domain.core.chain import DuplicateKey, strict_loads
 from replays.document import Verdict, check_fork, describe, verify
+from replays.logproof import check_retired
 from replays.terminal import reader_left, result_text
 from service.signing import check_signature
 
@@ -26,8 +27,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="the replay document (JSON), or - for standard input")
     parser.add_argument("--key", metavar="PEM",
                         help="the server's Ed25519 public key (a PEM file, e.g. saved from "
-                             "GET /signing-key): only a signature by it counts; without it the "
-                             "signature is reported unverified (exit 2)")
+                             "GET /signing-key), or its key history (the JSON of GET "
+                             "/signing-keys): only a signature by such a key counts, by a "
+                             "retired one only for a game its log proves over before then; "
+                             "without it the signature is reported unverified (exit 2)")
     parser.add_argument("--json", action="store_true",
                         help="print the verdict as JSON: {valid, signature, key_id, problems, "
                              "scores, winners}, as POST /replays/verify answers")
@@ -59,8 +62,24 @@ def duplicate_verdict(exc: DuplicateKey) -> Verdict:
 
 
 def trusted_keys(args: argparse.Namespace) -> list[str] | None:
-    """The server's public key given with --key (a PEM file), as verify takes it; None without."""
-    return [Path(args.key).read_text("ascii")] if args.key else None
+    """The server's public keys given with --key (a PEM file, or the JSON of GET /signing-keys),
+    as verify takes them; None without."""
+    if not args.key:
+        return None
+    history = key_history(args)
+    return [k["key"] for k in history] if history else [Path(args.key).read_text("ascii")]
+
+
+def key_history(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The keys of --key when it is the JSON of GET /signing-keys; empty for a PEM file."""
+    text = Path(args.key).read_text("utf-8") if args.key else ""
+    if not text.lstrip().startswith("{"):
+        return []
+    keys = strict_loads(text).get("keys")
+    if not isinstance(keys, list) or not all(isinstance(k, dict) and isinstance(k.get("key"), str)
+                                             for k in keys):
+        raise ValueError(f"{args.key} is not the JSON of GET /signing-keys")
+    return keys
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                              check_signature=check_signature)
     else:
         verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
+    check_retired(document, verdict, key_history(args))
     return _print(args, document, verdict)
 
 
@@ -114,6 +134,9 @@ def report(document: dict[str, Any], verdict: Verdict) -> str:
     if verdict.valid:
         signed = "signed by the trusted key" if verdict.signature == "verified" else (
             "signature not checked")
+        if verdict.retired is not None:
+            signed = (f"signed by a RETIRED key of the server (current until "
+                      f"{verdict.retired['until']}), for a game its log proves over before then")
         return f"valid: {what}; {signed}\nkey_id {verdict.key_id}\n{result}"
     return (f"UNVERIFIED SIGNATURE: {what}\n"
             "  the chain, the seed, the rules and the result agree, and the signature matches the "

@@ -224,6 +224,19 @@ class GameLog:
         return {"index": int(row["idx"]), "ended_at": str(row["ended_at"]),
                 "leaf": leaf_of(str(row["game_id"]), int(row["version"]), str(row["hash"]))}
 
+    def logged_before(self, document: dict[str, Any], until: str | None) -> bool:
+        """Whether the game a (verified) document tells of, as far as it tells, is in the log
+        as over no later than `until` (ISO 8601); a game just over is caught up first."""
+        events = document["events"]
+        leaf = leaf_of(str(document["game_id"]), len(events), events[-1]["hash"])
+        found = self.entry(leaf["game_id"])
+        if found is None:
+            self.catch_up()  # the subscriber may not have appended it yet
+            found = self.entry(leaf["game_id"])
+        if found is None or found["leaf"] != leaf or until is None:
+            return False
+        return datetime.fromisoformat(found["ended_at"]) <= datetime.fromisoformat(until)
+
     def checkpoint(self, size: int | None = None) -> dict[str, Any]:
         """The signed checkpoint of the tree now (or of its first `size` leaves)."""
         tree = self.tree()
@@ -252,8 +265,11 @@ class GameLog:
         return {"first": first, "second": second, "proof": [p.hex() for p in proof]}
 
     def for_export(self, game_id: str | UUID) -> dict[str, Any] | None:
-        """What the export of a logged game carries: its proof against a signed checkpoint."""
+        """What the export of a game that is over carries: its proof against a signed
+        checkpoint (the game caught up first if the subscriber has not appended it yet)."""
         proof = self.inclusion(game_id)
+        if proof is None and self.catch_up():
+            proof = self.inclusion(game_id)
         if proof is None:
             return None
         return {"index": proof["index"], "proof": proof["proof"],

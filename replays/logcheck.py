@@ -1,0 +1,126 @@
+"""`gruft log check OLD.json [--server URL]`: a monitor's check that the game log only grew.
+
+OLD.json is a checkpoint kept earlier (GET /log/checkpoint, or the `checkpoint` of an export's
+`log`). The check asks the server for its keys, its current checkpoint and a consistency proof
+from the kept size to the current one, and holds them against each other: the kept checkpoint is
+signed by a key the server lists (so the server owns what was kept), the current one by a key it
+lists too, and the proof (RFC 9162 §2.1.4) shows the kept tree to be a prefix of the current
+one. Then no game logged by the time of the kept checkpoint has been dropped or rewritten.
+
+Exit status: 0 the log only grew (with --update, OLD.json now holds the current checkpoint);
+1 the server is caught: the proof fails, the log shrank, a signature does not match, or the key
+that signed the kept checkpoint is no longer listed (both checkpoints are printed, signed: the
+evidence); 2 the check could not be made (unreadable file, another log, the server unreachable
+or answering nonsense).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from replays.logproof import HASH, checkpoint_problem
+from service.merkle import verify_consistency
+from service.signing import check_signature
+
+CONSISTENT, CAUGHT, CANNOT = 0, 1, 2
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+TIMEOUT = 30  # seconds for each request to the server
+
+
+class CannotCheck(Exception):
+    """The check could not be made (not a verdict on the server)."""
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """`gruft log check`."""
+    log_parser = sub.add_parser("log", help="the game log: check that it only grew")
+    commands = log_parser.add_subparsers(dest="log_command", required=True)
+    check = commands.add_parser("check", help="check a kept checkpoint against the server's")
+    check.description = __doc__.split("\n\n", 1)[1]
+    check.formatter_class = argparse.RawDescriptionHelpFormatter
+    check.add_argument("old", metavar="OLD.json", help="a checkpoint kept earlier")
+    check.add_argument("--server", default=DEFAULT_SERVER,
+                       help=f"the gruft server's base URL (default {DEFAULT_SERVER})")
+    check.add_argument("--update", action="store_true",
+                       help="when the log only grew, keep the current checkpoint in OLD.json")
+    check.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check, print the finding, answer the exit status."""
+    try:
+        old = json.loads(Path(args.old).read_text("utf-8"))
+        if isinstance(old, dict) and isinstance(old.get("log"), dict):
+            old = old["log"]  # a whole export: the checkpoint of its `log` part
+        if isinstance(old, dict) and isinstance(old.get("checkpoint"), dict):
+            old = old["checkpoint"]
+        caught, lines, new = check(old, args.server.rstrip("/"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        print(f"gruft log check: cannot read {args.old}: {exc}", file=sys.stderr)
+        return CANNOT
+    except CannotCheck as exc:
+        print(f"gruft log check: cannot check: {exc}", file=sys.stderr)
+        return CANNOT
+    print("\n".join(lines))
+    if caught:
+        return CAUGHT
+    if args.update:
+        Path(args.old).write_text(json.dumps(new, indent=2) + "\n", "utf-8")
+    return CONSISTENT
+
+
+def check(old: Any, server: str) -> tuple[bool, list[str], dict[str, Any]]:
+    """(caught, the finding in lines, the current checkpoint) for a kept checkpoint."""
+    if not isinstance(old, dict) or "origin" not in old:
+        raise CannotCheck("OLD.json is not a checkpoint (GET /log/checkpoint)")
+    keys = _get(server, "/signing-keys")
+    pems = [k["key"] for k in keys.get("keys", []) if isinstance(k, dict)
+            and isinstance(k.get("key"), str)] if isinstance(keys, dict) else []
+    new = _get(server, "/log/checkpoint")
+    if not isinstance(new, dict) or new.get("origin") != old["origin"]:
+        raise CannotCheck(f"the server's log is {str(new.get('origin'))[:80] if isinstance(new, dict) else '?'}"
+                          f", the kept checkpoint is of {str(old['origin'])[:80]}")
+    evidence = ["kept:    " + json.dumps(old, sort_keys=True),
+                "current: " + json.dumps(new, sort_keys=True)]
+    for name, checkpoint in (("the kept", old), ("the current", new)):
+        problem = checkpoint_problem(checkpoint, pems, check_signature)
+        if problem is not None:
+            return True, [f"CAUGHT: {name} checkpoint: {problem} (keys: GET /signing-keys)",
+                          *evidence], new
+    first, second = old["size"], new["size"]
+    if second < first:
+        return True, [f"CAUGHT: the log shrank from {first} games to {second}", *evidence], new
+    answer = _get(server, f"/log/consistency?first={first}&second={second}")
+    proof = answer.get("proof") if isinstance(answer, dict) else None
+    if not isinstance(proof, list) or not all(isinstance(p, str) and HASH.fullmatch(p)
+                                              for p in proof):
+        raise CannotCheck("the consistency proof is not a list of SHA-256 hex hashes")
+    if not verify_consistency(first, second, bytes.fromhex(old["root"]),
+                              bytes.fromhex(new["root"]), [bytes.fromhex(p) for p in proof]):
+        return True, [f"CAUGHT: the log of {first} games you kept is not a prefix of the "
+                      f"current one of {second}: a game logged by then was dropped or rewritten",
+                      *evidence, "proof:   " + json.dumps(proof)], new
+    grown = second - first
+    return False, [f"consistent: the log only grew, from {first} games to {second} "
+                   f"(+{grown}); both checkpoints are signed by the server's keys",
+                   f"origin {new['origin']}, root {new['root']}"], new
+
+
+def _get(server: str, path: str) -> Any:
+    url = server + path
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise CannotCheck(f"{server} is not an http(s) URL")
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:  # noqa: S310 - checked above
+            return json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        raise CannotCheck(f"GET {path} answered {exc.code}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise CannotCheck(f"GET {url}: {exc}") from None
