@@ -29,21 +29,37 @@ def check(document: dict):
     key = signing_key()
     verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature)
     if verdict.signature == "verified" and verdict.key_id != key.key_id:
-        period = key.retired_period(verdict.key_id) or {"until": None}
-        if not game_log().logged_before(document, period["until"]):
+        problem = retired_problem(document, verdict.key_id)
+        if problem is not None:
             verdict.signature = "retired"
-            verdict.add(None, "retired_key",
-                        f"the document is signed by a key this server retired at "
-                        f"{period['until']}, and the game it tells of is not in this server's "
-                        "log as over before then: a retired key vouches for nothing new")
+            verdict.add(None, "retired_key", problem)
     return verdict
+
+
+def retired_problem(document: dict, signer: str | None) -> str | None:
+    """Why a document a retired key signed does not count here: its game is not in this
+    server's log as over before that key was retired (None: it is)."""
+    period = signing_key().retired_period(signer or "") or {"until": None}
+    if game_log().logged_before(document, period["until"]):
+        return None
+    return (f"the document is signed by a key this server retired at {period['until']}, and "
+            "the game it tells of is not in this server's log as over before then: a retired "
+            "key vouches for nothing new")
 
 
 def verdict_of_body() -> dict:
     """The verdict on this request's document, verified under the worker's bound (api.verifying):
-    the raw body (bounded as every body is, api.inputs) is parsed where it is verified."""
+    the raw body (bounded as every body is, api.inputs) is parsed where it is verified. A
+    document signed by a retired key is read again here, for its game's place in the log."""
     with verifier().gate.slot(request.remote_addr or ""):
-        return verifier().verdict(request_bytes(), signing_key().ring)
+        verdict = verifier().verdict(request_bytes(), signing_key().ring)
+    if verdict["signature"] != "verified" or verdict["key_id"] == signing_key().key_id:
+        return verdict
+    problem = retired_problem(parse_body(request_bytes()), verdict["key_id"])
+    if problem is None:
+        return verdict
+    return {**verdict, "valid": False, "signature": "retired", "problems": [
+        *verdict["problems"], {"version": None, "code": "retired_key", "message": problem}]}
 
 
 @blp.route("/games/<game_id>/export")
