@@ -66,7 +66,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
     # The game log (service.gamelog): appended by its own thread, woken by the store's changes.
     app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
-    store.live.subscribe(Appender(game_log).wake)
+    store.live.subscribe(Appender(game_log).heard)
 
     api = GruftApi(app)
     for resource in (games, live, replays, arbiter, stats, viewer, play, health, gamelog):

@@ -279,18 +279,41 @@ class GameLog:
 class Appender:
     """A daemon thread that catches the log up whenever it is woken (`wake`), and once at once.
 
-    `wake` only sets a flag: it is what a subscriber of the store's changes calls, on whatever
-    thread hears of them, and it never waits for the store.
+    `heard` is what a subscriber of the store's changes calls, on whatever thread hears of them:
+    it never waits for the store, and wakes the thread only for a game that may have ended.
+    Closing the store first stops the thread and waits for a catch-up under way, which must
+    never run on connections being closed.
     """
 
     def __init__(self, game_log: GameLog) -> None:
         self._wanted = threading.Event()
         self._stop = threading.Event()
+        self._busy = threading.Lock()  # held while catching up
         self._log = weakref.ref(game_log)
         weakref.finalize(game_log, self.stop)
+        self._cache = getattr(game_log.games.repository, "cache", None)
+        games, close = game_log.games, game_log.games.close
+
+        def close_after_the_log() -> None:
+            self.stop()
+            with self._busy:
+                pass
+            close()
+
+        games.close = close_after_the_log
         self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-gamelog")
         self._wanted.set()  # a store that predates the log logs its games already over first
         self._thread.start()
+
+    def heard(self, game_id: UUID, version: int) -> None:
+        """A change stored: wake the thread unless this worker's copy of the game at that
+        version shows it still in play (a cache look-up, no read of the store)."""
+        try:
+            cached = self._cache.get(game_id) if self._cache is not None else None
+        except KeyError:
+            cached = None
+        if cached is None or cached.version < version or getattr(cached, "finished", True):
+            self._wanted.set()
 
     def wake(self, *_: Any) -> None:
         """Ask for a catch-up soon (any arguments, as a change listener is called)."""
@@ -307,10 +330,13 @@ class Appender:
             self._wanted.wait()
             self._wanted.clear()
             game_log = self._log()
-            if game_log is None or self._stop.is_set():
+            if game_log is None:
                 return
             try:
-                game_log.catch_up()
+                with self._busy:
+                    if self._stop.is_set():
+                        return
+                    game_log.catch_up()
                 failures = 0
             except Exception:  # a store outage: try again on the next wake, a little later
                 failures += 1

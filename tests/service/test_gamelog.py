@@ -132,7 +132,7 @@ def test_the_appender_thread_catches_up_when_woken(sqlite_env, key):
     games = Games(env=sqlite_env)
     game_log = GameLog(games, key)
     appender = Appender(game_log)
-    stop = games.live.subscribe(appender.wake)
+    stop = games.live.subscribe(appender.heard)
     try:
         game_id = new_game(games, "vampiring")
         finish(games, game_id)
