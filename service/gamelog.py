@@ -82,13 +82,13 @@ class LogTable:
             self._memory = sqlite3.connect(":memory:", check_same_thread=False,
                                            isolation_level=None)
             self._memory.row_factory = sqlite3.Row
-        retry_concurrent_ddl(self._create)
+        retry_concurrent_ddl(self._create_tables)
 
     def sql(self, statement: str) -> str:
         """A statement with this database's names and parameter marks."""
         return statement.format(table=self.table, meta=self.meta).replace("?", self.mark)
 
-    def _create(self) -> None:
+    def _create_tables(self) -> None:
         with self.transaction(lock=False) as cur:
             cur.execute(self.sql(
                 "CREATE TABLE IF NOT EXISTS {table} (idx BIGINT PRIMARY KEY,"
