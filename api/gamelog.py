@@ -10,8 +10,8 @@ from api.errors import GruftBlueprint
 from api.games import documented as _documented
 from domain.core import BadCommand
 from service import GameNotFound
-from service.app import parse_game_id
 from service.gamelog import GameLog
+from service.repository import parse_game_id
 
 blp = GruftBlueprint("log", __name__, description="The game log: every game that is over, "
                      "in an append-only Merkle tree (RFC 9162), and the keys that signed")

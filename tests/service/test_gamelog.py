@@ -150,7 +150,7 @@ def test_every_game_ends_with_an_event_the_log_knows(sqlite_env, key):
     for number, game_key in enumerate(sorted(available_games())):
         game_id = new_game(games, game_key)
         finish(games, game_id)
-        records = games.records(game_id)
+        records = games.reads.records(game_id)
         assert records[-1]["type"] in ENDING
         assert game_log.catch_up() == 1
         assert game_log.entry(game_id) == {
