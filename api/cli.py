@@ -72,7 +72,8 @@ def serve(args: argparse.Namespace) -> int:
     else:
         bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
     argv = [gunicorn, "--bind", bind, *worker_options(args.workers, args.threads),
-            "--error-logfile", "-", "--no-control-socket", "cli.wsgi:create_app()"]
+            "--error-logfile", "-", "--logger-class", "api.serving_log.RedactingLogger",
+            "--no-control-socket", "cli.wsgi:create_app()"]
     # Streams beyond this wait for a 503's Retry-After instead of taking the last free threads.
     os.environ.setdefault("GRUFT_STREAMS_MAX", str(streams_max(args.threads)))
     files = raise_open_files_limit()
