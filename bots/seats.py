@@ -8,9 +8,9 @@ default: every worker tries the lock, one wins, the others retry every few secon
 `gruft bots` process (GRUFT_BOTS=external for the workers).
 
 The runner works from the stored state alone. On start it finds every game with bot seats (the
-service's BotSeats records, by their event's topic) and looks at each; then it follows the log
-(polled every GRUFT_BOT_POLL seconds, 0.05 by default; nudged at once when this worker creates
-a bot game) and looks again at a bot game whenever it changes. A bot awaited there moves
+service's BotSeats records, by their event's topic) and looks at each; then `BotFeed`, its
+subscriber to the process's log follower (service/follower.py), tells it of every new bot game
+and of every change to one, and it looks again at that game. A bot awaited there moves
 GRUFT_BOT_DELAY seconds later (0.3 by default, so people can follow; 0 in tests) through
 Games.run_command for its seat — the same commands and rules as anybody's — with the version
 it chose from as `expected_version`. If someone moved meanwhile, the store refuses the command
@@ -27,7 +27,7 @@ import secrets
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -48,19 +48,33 @@ log = logging.getLogger("gruft.bots")
 
 LOCK_NAME = "bots"
 DEFAULT_DELAY = 0.3  # seconds between a bot being awaited and its move
-POLL_SECONDS = 0.05  # how soon the runner sees a change another process stored
+IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
 PAGE = 500  # notifications read at a time
 BUSY_RETRY_SECONDS = 0.5  # after the store was busy (nothing was written)
 MODES = ("embedded", "external")
 
 
-def settings(env: Mapping[str, str]) -> tuple[float, float]:
-    """GRUFT_BOT_DELAY and GRUFT_BOT_POLL from an environment, checked."""
+def settings(env: Mapping[str, str]) -> float:
+    """GRUFT_BOT_DELAY from an environment, checked."""
     delay = float(env.get("GRUFT_BOT_DELAY") or DEFAULT_DELAY)
-    poll = float(env.get("GRUFT_BOT_POLL") or POLL_SECONDS)
-    if not (0 <= delay <= 60 and 0 < poll <= 10):
-        raise ValueError("GRUFT_BOT_DELAY is 0 to 60 seconds, GRUFT_BOT_POLL above 0 up to 10")
-    return delay, poll
+    if not 0 <= delay <= 60:
+        raise ValueError("GRUFT_BOT_DELAY is 0 to 60 seconds")
+    return delay
+
+
+class BotFeed:
+    """The bot runner's subscriber to the log follower: notes new bot games and changes to
+    those in play, for the runner's own thread to look at (it never plays in the follower's)."""
+
+    def __init__(self, runner: BotRunner, mapper: Any = None) -> None:
+        self._runner = runner
+        self.mapper = mapper  # set when the runner subscribes
+        self.position = 0
+
+    def receive(self, notifications: Sequence[Any]) -> None:
+        """Note the bot games these notifications begin or change."""
+        self._runner.noted(notifications, self.mapper)
+        self.position = notifications[-1].id
 
 
 class BotRunner:
@@ -71,21 +85,24 @@ class BotRunner:
     """
 
     def __init__(self, games: Callable[[], Games | None], *, delay: float = DEFAULT_DELAY,
-                 poll: float = POLL_SECONDS, rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None) -> None:
         self._games = games
         self.delay = delay
-        self.poll = poll
         # The bots' choices among moves they rate alike are secret, as a pending move is: the
         # operating system's source, never the game's seed nor a generator one could recover.
         self.rng = rng or secrets.SystemRandom()
         self.moves = 0  # bot commands this runner stored
         self.active: dict[UUID, dict[str, str]] = {}  # bot games in play: seat -> bot kind
         self._due: dict[UUID, float] = {}  # bot games to look at, and when
-        self._position = 0  # the last notification followed
+        self._lock = threading.Lock()  # `active` and `_due`: the feed notes, the runner plays
         self._wake = threading.Event()
+        self.feed = BotFeed(self)
 
     def nudge(self) -> None:
-        """Look at the log now rather than at the next poll."""
+        """Look now: at the log (a bot game was just stored here), then at the games due."""
+        games = self._games()
+        if games is not None:
+            games.follower.nudge()
         self._wake.set()
 
     def run(self, stop: threading.Event) -> bool:
@@ -93,41 +110,60 @@ class BotRunner:
         games = self._games()
         if games is None:
             return False
-        # Polled, not subscribed to the live layer (service/live.py): its watcher reads every
-        # stored event, which costs a worker with no stream open ~0.06 ms of CPU per command
-        # (measured), against ~0.03 ms for this poll; a bot moves GRUFT_BOT_DELAY later anyway.
         self.start(games)
+        unsubscribe = games.follower.subscribe(self.feed)
         del games
-        while not stop.is_set():
-            wait = self.step()
-            if wait is None:
-                return False
-            if wait > 0:
-                self._wake.wait(wait)
-                self._wake.clear()
+        try:
+            while not stop.is_set():
+                wait = self.step()
+                if wait is None:
+                    return False
+                if wait > 0:
+                    self._wake.wait(wait)
+                    self._wake.clear()
+        finally:
+            unsubscribe()
         return True
 
     def start(self, games: Games) -> None:
         """Find every game with bot seats; look at each at once (a move lost before is made)."""
-        self._position = games.recorder.max_notification_id() or 0
-        self.active = dict(self._assignments(games, 1, self._position))
+        head = games.follower.head()
         now = time.monotonic()
-        self._due = {game_id: now for game_id in self.active}
+        with self._lock:
+            self.active = dict(self._assignments(games, 1, head))
+            self._due = {game_id: now for game_id in self.active}
+        self.feed.mapper, self.feed.position = games.mapper, head
 
     def step(self) -> float | None:
-        """Follow the log and make the moves that are due; the seconds until the next look
-        (None when the Application is gone)."""
+        """Make the moves that are due; the seconds until the next look (None when the
+        Application is gone)."""
         games = self._games()
         if games is None:
             return None
-        self._follow(games)
         now = time.monotonic()
-        for game_id in [g for g, at in self._due.items() if at <= now]:
-            del self._due[game_id]
+        with self._lock:
+            due = [g for g, at in self._due.items() if at <= now]
+            for game_id in due:
+                del self._due[game_id]
+        for game_id in due:
             self._visit(games, game_id)
-        if not self._due:
-            return self.poll
-        return max(0.0, min(self.poll, min(self._due.values()) - time.monotonic()))
+        with self._lock:
+            if not self._due:
+                return IDLE_SECONDS
+            return max(0.0, min(IDLE_SECONDS, min(self._due.values()) - time.monotonic()))
+
+    def noted(self, notifications: Sequence[Any], mapper: Any) -> None:
+        """Note the bot games that `notifications` begin or change (from the follower)."""
+        later = time.monotonic() + self.delay
+        with self._lock:
+            for notification in notifications:
+                if notification.topic == ASSIGNED_TOPIC:
+                    game_id, seats = self._assigned(mapper, notification)
+                    self.active[game_id] = seats
+                    self._due.setdefault(game_id, later)
+                elif notification.originator_id in self.active:
+                    self._due.setdefault(notification.originator_id, later)
+        self._wake.set()
 
     # -- following the log ---------------------------------------------------------------
 
@@ -148,52 +184,31 @@ class BotRunner:
                      ) -> Iterator[tuple[UUID, dict[str, str]]]:
         """The bot seats recorded between two positions of the log."""
         for notification in self._log_pages(games, start, stop, (ASSIGNED_TOPIC,)):
-            yield self._assigned(games, notification)
+            yield self._assigned(games.mapper, notification)
 
     @staticmethod
-    def _assigned(games: Games, notification: Any) -> tuple[UUID, dict[str, str]]:
-        assigned = games.mapper.to_domain_event(notification)
+    def _assigned(mapper: Any, notification: Any) -> tuple[UUID, dict[str, str]]:
+        assigned = mapper.to_domain_event(notification)
         return assigned.game_id, dict(assigned.seats)
-
-    def _follow(self, games: Games) -> None:
-        """Note the bot games that changed (or began) since the last look."""
-        head = games.recorder.max_notification_id() or 0
-        if head <= self._position:
-            return
-        later = time.monotonic() + self.delay
-        if not self.active:
-            # No bot game in play: only a new one matters, and the store can filter for it
-            # (a page of every event would carry each event's data).
-            for game_id, seats in self._assignments(games, self._position + 1, head):
-                self.active[game_id] = seats
-                self._due.setdefault(game_id, later)
-        else:
-            for notification in self._log_pages(games, self._position + 1, head):
-                if notification.topic == ASSIGNED_TOPIC:
-                    game_id, seats = self._assigned(games, notification)
-                    self.active[game_id] = seats
-                    self._due.setdefault(game_id, later)
-                elif notification.originator_id in self.active:
-                    self._due.setdefault(notification.originator_id, later)
-        self._position = head
 
     # -- playing -------------------------------------------------------------------------
 
     def _visit(self, games: Games, game_id: UUID) -> None:
         """Make one move for a bot awaited in this game, if any; then look again later."""
-        seats = self.active.get(game_id)
+        with self._lock:
+            seats = self.active.get(game_id)
         if not seats:
             return
         try:
             game = games.game(game_id)
         except GameNotFound:
-            self.active.pop(game_id, None)
+            self._drop(game_id)
             return
         except OperationalError:
-            self._due[game_id] = time.monotonic() + BUSY_RETRY_SECONDS
+            self._look_again(game_id, time.monotonic() + BUSY_RETRY_SECONDS)
             return
         if game.status != "in_progress":  # finished (or aborted): nothing more to play
-            self.active.pop(game_id, None)
+            self._drop(game_id)
             return
         for player in game.to_act:
             kind = seats.get(player)
@@ -209,9 +224,9 @@ class BotRunner:
                 games.run_command(game_id, Viewer(player=player), move,
                                   expected_version=game.version, by=BOT)
             except Conflict:  # someone else moved first: look at the game as it is now
-                self._due[game_id] = time.monotonic()
+                self._look_again(game_id, time.monotonic())
             except OperationalError:  # the store was busy and wrote nothing: try again
-                self._due[game_id] = time.monotonic() + BUSY_RETRY_SECONDS
+                self._look_again(game_id, time.monotonic() + BUSY_RETRY_SECONDS)
             except (BadCommand, Refusal):
                 # The rules refused a move they listed as legal: a bug, not to be retried in a
                 # loop; the game is looked at again when it changes.
@@ -219,8 +234,16 @@ class BotRunner:
                               move)
             else:
                 self.moves += 1
-                self._due[game_id] = time.monotonic() + self.delay  # the next bot, if any
+                self._look_again(game_id, time.monotonic() + self.delay)  # the next bot, if any
             return
+
+    def _look_again(self, game_id: UUID, at: float) -> None:
+        with self._lock:
+            self._due[game_id] = at
+
+    def _drop(self, game_id: UUID) -> None:
+        with self._lock:
+            self.active.pop(game_id, None)
 
 
 def play_while_held(runner: BotRunner, lock: RunnerLock, stop: threading.Event) -> None:
@@ -238,10 +261,10 @@ class EmbeddedBots:
 
     def __init__(self, games: Games) -> None:
         env = dict(games.storage)
-        delay, poll = settings(env)
+        delay = settings(env)
         # Where the lock lives; computed once, so an in-memory store's lock is its own.
         self.lock_env = views_env(env)
-        self.runner = BotRunner(weakref.ref(games), delay=delay, poll=poll)
+        self.runner = BotRunner(weakref.ref(games), delay=delay)
         self._stop = threading.Event()
         weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
         self._thread = threading.Thread(
@@ -311,11 +334,11 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
     """
     env = storage_env(env)
     stop = stop or threading.Event()
-    delay, poll = settings(env)
+    delay = settings(env)
     lock = RunnerLock(views_env(env), LOCK_NAME)
     lock.take(lock_wait, stop, "another bot runner holds the lock")
     games = Games(env)
-    runner = BotRunner(lambda: games, delay=delay, poll=poll)
+    runner = BotRunner(lambda: games, delay=delay)
     started = time.monotonic()
 
     def progress() -> Progress:

@@ -8,6 +8,7 @@ module of their own; the Application builds one of each, and they share its repo
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from threading import local
@@ -27,8 +28,9 @@ from service.arbiter import Annotations, Arbiter
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
 from service.errors import Conflict
+from service.follower import POLL_SECONDS, Follower
 from service.internals import SaveHooks, bound_retries, tune_pool
-from service.live import POLL_SECONDS, Live
+from service.live import Live
 from service.reads import Reads, shown_event
 from service.repository import GameRepository, project_events
 from service.seats import BotSeats, check_bots, with_bots
@@ -74,12 +76,17 @@ class Games(SaveHooks):
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
         super().__init__(env=env)
         self.access = Access(self.repository)  # tokens to viewers, bot seats
-        # Who waits for which game (streams, long polls, bot seats) and the watcher that tells
-        # them of changes other workers and servers store (service/live.py).
-        self.live = Live(self.recorder, forward=lambda stored: self.delivery.forward_cached(stored),
-                         poll=float(self.env.get("GRUFT_LIVE_POLL") or POLL_SECONDS))
+        # The one reader of the log in this process (service/follower.py): the live updates,
+        # the read models and the bot runner subscribe to it.
+        self.follower = Follower(self.recorder,
+                                 poll=float(self.env.get("GRUFT_LIVE_POLL") or POLL_SECONDS))
+        weakref.finalize(self, self.follower.close)  # an Application let go without close()
+        # Who waits for which game (streams, long polls) and how they learn of changes
+        # (service/live.py).
+        self.live = Live(self.follower)
         self.reads = Reads(self.repository, self.access, self.live)
         self.delivery = Delivery(self.repository, self.mapper, self.reads)
+        self.live.forward = self.delivery.forward_cached
         self.arbiter = Arbiter(self.repository, self.save, self.store_new)
         self._announcing = local()  # `later`: during a command's save, what it will announce
 
@@ -150,10 +157,13 @@ class Games(SaveHooks):
             later.update(newest)  # the command announces once its game is at hand (_share)
         elif newest:
             self.live.announce(newest.items())
+        if self.follower.kind is None:
+            self.follower.nudge()  # in memory: no other process writes, nothing polls
 
     def close(self) -> None:
-        """Stop the live watcher, then close the store."""
+        """Stop following the log, then close the store."""
         self.live.close()
+        self.follower.close()
         super().close()
 
     # -- writing --------------------------------------------------------------------------

@@ -51,19 +51,14 @@ module would add a call to every event on a measured hot path. This module lists
    SELECT and ROLLBACK with a cache of 128); the synchronous mode is set once per connection.
    Tests: tests/service/storage/test_sqlite_connections.py (WAL, row factory, durability).
 
-5. The subscription's queue -- ``pulled_all``, ``wake`` and ``insert_tracking`` (the read
-   models' runner, service/readmodels/).
-   Private parts: ``BaseProjectionRunner._subscription``, ``ApplicationSubscription.subscription``,
-   ``ListenNotifySubscription._notifications``, ``_notifications_index``,
-   ``_notifications_queue``, ``_has_been_notified``; ``TrackingRecorder._insert_tracking(cursor,
-   tracking)``.
+5. The tracking record -- ``insert_tracking`` (the read models' views, service/readmodels/).
+   Private part: ``TrackingRecorder._insert_tracking(cursor, tracking)``.
    Why: a transaction per projected event cost ~0.2 ms of SQLite work, a third of a
-   command's CPU: the runner writes each pulled batch in one transaction with its last
-   position (394 -> 78 us CPU per event catching up), so it must know when the pulled
-   batch is all handed out, and write the position inside its own transaction. SQLite has
-   no NOTIFY: a timer (and a waiting reader) wakes the pull-on-notify subscription.
-   Tests: tests/service/readmodels/test_crash.py (one transaction per pulled batch; a crash
-   mid-batch loses nothing), test_runners.py, test_index.py.
+   command's CPU: the views write each page the log follower hands them in one transaction
+   with its last position (docs/performance.md), so the position is written inside their
+   own transaction.
+   Tests: tests/service/readmodels/test_crash.py (one transaction per page; a crash
+   mid-page loses nothing), test_runners.py, test_index.py.
 
 6. The commit hook -- ``SaveHooks`` again: ``Games.after_commit`` (live updates).
    Private part: ``Application._notify(recordings)``, which ``save`` calls after each commit
@@ -84,9 +79,8 @@ module would add a call to every event on a measured hot path. This module lists
    Tests: tests/api/test_postgres_outage.py (a PostgreSQL the test stops and starts itself),
    tests/service/test_internals.py.
 
-Not private, but relied on as written: ``ReadModelRunner`` calls ``BaseProjectionRunner.__init__``
-with its own view instead of ``ProjectionRunner.__init__`` (which would build another), and
-``view.factory`` / ``app`` are attributes set on the library's objects.
+Not private, but relied on as written: ``view.factory`` is an attribute set on the library's
+tracking recorder (the views), closed with it.
 """
 
 from __future__ import annotations
@@ -179,21 +173,15 @@ def tune_pool(pool: Any, synchronous: str) -> None:
     pool._create_connection = create_tuned
 
 
-# -- 5. the subscription's queue -----------------------------------------------------------
+# -- 5. the tracking record ----------------------------------------------------------
 
 
-def pulled_all(runner: Any) -> bool:
-    """Whether a projection runner's subscription has handed out every event pulled so far.
+def insert_tracking(recorder: Any, cursor: Any, tracking: Any) -> None:
+    """Record a position in the transaction of `cursor` (the views' updates commit with it)."""
+    recorder._insert_tracking(cursor, tracking)
 
-    eventsourcing's ListenNotifySubscription (9.5) hands out the list it pulled last and keeps
-    the next pulled lists in a queue; with both empty, the projection writes what it has.
-    """
-    feed = getattr(getattr(runner, "_subscription", None), "subscription", None)
-    try:
-        return (feed._notifications_index >= len(feed._notifications)
-                and feed._notifications_queue.empty())
-    except AttributeError:  # another kind of subscription: write each event at once
-        return True
+
+# -- 7. the PostgreSQL recorders' retries ---------------------------------------------
 
 
 def bound_retries(recorder: Any, attempts: int) -> Any:
@@ -210,13 +198,3 @@ def bound_retries(recorder: Any, attempts: int) -> Any:
         bounded = retry((InterfaceError, OperationalError), max_attempts=attempts, wait=0.2)(inner)
         setattr(recorder, name, bounded.__get__(recorder))
     return recorder
-
-
-def wake(subscription: Any) -> None:
-    """Make a pull-on-notify subscription pull now, as a database NOTIFY would."""
-    subscription._has_been_notified.set()
-
-
-def insert_tracking(recorder: Any, cursor: Any, tracking: Any) -> None:
-    """Record a position in the transaction of `cursor` (the views' updates commit with it)."""
-    recorder._insert_tracking(cursor, tracking)

@@ -176,7 +176,8 @@ def supervise(lock: RunnerLock, stop: threading.Event, run: Callable[[], bool],
 # -- the embedded runner ---------------------------------------------------------------------
 
 class EmbeddedRunner:
-    """A daemon thread in an API worker that runs the projection while it holds the lock."""
+    """A daemon thread in an API worker that, while it holds the lock, keeps the views through
+    a feed subscribed to the worker's own log follower."""
 
     _all: weakref.WeakSet[EmbeddedRunner] = weakref.WeakSet()
 
@@ -184,13 +185,8 @@ class EmbeddedRunner:
         self.env = dict(env)
         self.runner: ReadModelRunner | None = None
         self._stop = threading.Event()
-        # In-memory games must be followed in the very object that holds them.
-        bound = env.get("PERSISTENCE_MODULE") == "eventsourcing.popo"
-        self._games = weakref.ref(games) if bound else None
+        self._games = weakref.ref(games)
         weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
-        # Threads inherit daemon-ness: the runner's own threads, made in this one, are daemon
-        # too, so a worker exits without waiting for them; the transaction they may be in
-        # rolls back with its tracking record, and the next runner redoes that event.
         self._thread = threading.Thread(target=self._supervise, daemon=True,
                                         name="gruft-projections")
         EmbeddedRunner._all.add(self)
@@ -211,17 +207,15 @@ class EmbeddedRunner:
         supervise(RunnerLock(self.env), self._stop, self._run_once, log, "projection runner")
 
     def _run_once(self) -> bool:
-        """Follow the log until stopped (an error stops the runner: raised, so supervise
-        logs it, waits and follows again); False if the worker's Application is gone."""
-        app = self._games() if self._games is not None else None
-        if self._games is not None and app is None:
+        """Keep the views until stopped; False if the worker's Application is gone."""
+        app = self._games()
+        if app is None:
             return False
         try:
             with ReadModelRunner(self.env, app=app) as runner:
-                del app
+                del app  # held weakly: a worker's Application can be let go
                 self.runner = runner
-                while not self._stop.is_set() and not runner.is_interrupted.is_set():
-                    runner.run_forever(timeout=0.5)
+                self._stop.wait()
         finally:
             self.runner = None
         return True
@@ -272,15 +266,18 @@ class ReadModels:
         deadline = time.monotonic() + (self.wait_seconds if timeout is None else timeout)
         delay = 0.002
         while position < target:
-            if self.embedded is not None:
-                self.embedded.nudge()
-            if time.monotonic() >= deadline:
+            runner = self.embedded.runner if self.embedded is not None else None
+            if runner is not None:  # this process keeps the views: wait for its feed
+                runner.nudge()
+                runner.feed.wait(target, max(0.0, deadline - time.monotonic()))
+            if time.monotonic() >= deadline and self.position() < target:
                 log.warning("views at %s lag the log at %s; answering from them", position,
                             target)
                 self._stalled_at = position
                 return False
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            if runner is None:  # another process keeps them: only their table tells
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
             position = self.position()
         self._stalled_at = None
         return True
@@ -365,13 +362,15 @@ def _follow(env: Mapping[str, str], *, once: bool, stop: threading.Event,
             return Progress(position, runner.head(), position - first,
                             time.monotonic() - started, runner.projection.loads)
 
+        target = runner.head() if once else None  # `once`: the head as it is now
         last_report = started
         while not stop.is_set():
-            if once and runner.position >= runner.head():
-                break
-            runner.run_forever(timeout=0.05 if once else 0.5)
-            if runner.is_interrupted.is_set():
-                break
+            # The follower's thread does the work; this one waits and reports.
+            if target is not None:
+                if runner.feed.wait(target, min(report_every, 0.5)):
+                    break
+            else:
+                stop.wait(min(report_every, 0.5))
             if report is not None and time.monotonic() - last_report >= report_every:
                 report(progress())
                 last_report = time.monotonic()

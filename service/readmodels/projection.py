@@ -1,13 +1,12 @@
 """The projection that keeps the read models, and the runner that feeds it the games' log.
 
-Built on `eventsourcing.projection`: `ProjectionRunner` subscribes to the games application
-from the view's tracking position and calls `GameViews.process_event` for each event in log
-order. The projection applies the events of one pulled batch of the log in one transaction
-with the position of the last (`BATCH_MAX` at most): a transaction per event cost ~0.2 ms of
-SQLite work each, a third of a command's CPU under load (docs/performance.md). SQLite has no
-LISTEN/NOTIFY, and eventsourcing's SQLite recorder no subscription; `PollingSQLiteRecorder`
-adds one on the library's own `ListenNotifySubscription`, woken by a short timer (and at once
-by readers in the same process) instead of by the database.
+`GameViews` is an `eventsourcing.projection.Projection`: it takes each stored event in log order
+with its position. `ViewsFeed` is its subscriber to the process's log follower
+(service/follower.py): it hands the projection each page of notifications the follower reads,
+and the projection applies the events of one page in one transaction with the position of the
+last (`BATCH_MAX` at most): a transaction per event cost ~0.2 ms of SQLite work each, a third of
+a command's CPU under load (docs/performance.md). `ReadModelRunner` subscribes a feed to an
+Application's follower — the API worker's own, or (`gruft project`) one it makes.
 """
 
 from __future__ import annotations
@@ -15,28 +14,25 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
-from eventsourcing.application import Application
-from eventsourcing.persistence import InfrastructureFactory, ListenNotifySubscription, Tracking
-from eventsourcing.projection import BaseProjectionRunner, Projection, ProjectionRunner
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
-from eventsourcing.utils import Environment, get_topic
+from eventsourcing.persistence import InfrastructureFactory, Tracking
+from eventsourcing.projection import Projection
+from eventsourcing.sqlite import SQLiteTrackingRecorder
+from eventsourcing.utils import Environment
 
 from domain.core import Game, event_data
 from service.app import Games
-from service.internals import pulled_all, tune_pool, wake
+from service.internals import tune_pool
 from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
 from service.settings import storage_env
 
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
 MIRROR_SIZE = 512  # games in progress whose state the projection keeps between events
-POLL_SECONDS = 0.05  # how soon an SQLite runner sees another process's write
 # Events applied in one transaction at most (eventsourcing pulls 500 at a time); READMODELS_BATCH
 # lowers it (smaller transactions; the crash test needs a runner that is mid-way for longer).
 BATCH_MAX = max(1, int(os.environ.get("READMODELS_BATCH") or 500))
@@ -63,8 +59,8 @@ class GameViews(Projection[ReadModelView]):
         self._mirror: OrderedDict[UUID, Game] = OrderedDict()
         self.loads = 0  # mirror misses, for the benchmark figures
         # Whether the feed has no further event at hand: then what is pending is written. By
-        # default at once (one transaction per event); the runner asks its subscription.
-        self._caught_up = caught_up
+        # default at once (one transaction per event); the feed says so at a page's end.
+        self.caught_up = caught_up
         self._pending: list[GameUpdate] = []
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
@@ -75,9 +71,13 @@ class GameViews(Projection[ReadModelView]):
         """
         if isinstance(domain_event, Game.Event):
             self._pending.append(self._update(domain_event, tracking))
-        if self._caught_up() or len(self._pending) >= BATCH_MAX:
+        if self.caught_up() or len(self._pending) >= BATCH_MAX:
             pending, self._pending = self._pending, []
             self.view.apply(pending, tracking)
+
+    def forget_pending(self) -> None:
+        """Drop the updates not yet written (their page failed: it comes again)."""
+        self._pending = []
 
     def _update(self, domain_event: Any, tracking: Tracking) -> GameUpdate:
         game = self._follow(domain_event)
@@ -117,57 +117,6 @@ class GameViews(Projection[ReadModelView]):
         return game
 
 
-class SQLitePollingSubscription(ListenNotifySubscription[SQLiteApplicationRecorder]):
-    """eventsourcing's pull-on-notify subscription, where the notification is a short timer."""
-
-    def __init__(self, recorder: SQLiteApplicationRecorder, gt: int | None = None,
-                 topics: Sequence[str] = (), interval: float = POLL_SECONDS) -> None:
-        self._stopping = threading.Event()
-        super().__init__(recorder=recorder, gt=gt, topics=topics)
-        self._interval = interval
-        self._ticker = threading.Thread(target=self._tick, name="gruft-views-poll")
-        self._ticker.start()
-
-    def _tick(self) -> None:
-        while not self._stopping.wait(self._interval):
-            wake(self)
-
-    def nudge(self) -> None:
-        """Look for new events now (a reader in this process is waiting for them)."""
-        wake(self)
-
-    def stop(self) -> None:
-        """Stop pulling and ticking."""
-        self._stopping.set()
-        super().stop()
-
-    def __exit__(self, *args: object, **kwargs: Any) -> None:
-        try:
-            super().__exit__(*args, **kwargs)
-        finally:
-            self._ticker.join()
-
-
-class PollingSQLiteRecorder(SQLiteApplicationRecorder):
-    """SQLite's application recorder with a subscription (a timer stands in for NOTIFY)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.subscriptions: weakref.WeakSet[Any] = weakref.WeakSet()
-
-    def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Any:
-        """Events after `gt`, waiting for new ones; polled every POLL_SECONDS."""
-        interval = float(os.environ.get("GRUFT_VIEWS_POLL", POLL_SECONDS))
-        subscription = SQLitePollingSubscription(self, gt=gt, topics=topics, interval=interval)
-        self.subscriptions.add(subscription)
-        return subscription
-
-    def nudge(self) -> None:
-        """Wake every subscription of this recorder."""
-        for subscription in list(self.subscriptions):
-            subscription.nudge()
-
-
 def views_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The storage settings of games and views: eventsourcing's variables, READMODELS_* first.
 
@@ -184,8 +133,6 @@ def views_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
         env.setdefault("READMODELS_PERSISTENCE_MODULE", "eventsourcing.sqlite")
         env.setdefault("READMODELS_SQLITE_DBNAME",
                        f"file:gruft-views-{uuid4().hex}?mode=memory&cache=shared")
-    if module == "eventsourcing.sqlite":
-        env.setdefault("GRUFT_APPLICATION_RECORDER_TOPIC", get_topic(PollingSQLiteRecorder))
     return env
 
 
@@ -224,73 +171,97 @@ def _is_postgres(tracking_class: type) -> bool:
     return postgres is not None and issubclass(tracking_class, postgres.PostgresTrackingRecorder)
 
 
-def _bound(app: Games) -> type[Games]:
-    # The in-memory store exists only inside `app`: the runner must follow that very object
-    # rather than build its own (eventsourcing's runner takes a class).
-    class BoundGames(Games):
-        def __new__(cls, env: Any = None) -> Any:  # noqa: ARG004
-            return app
+class ViewsFeed:
+    """The read models' subscriber to the log follower: each page it is handed goes through
+    the projection, written with the position of the page's last notification."""
 
-        def close(self) -> None:  # pragma: no cover - never an instance
-            pass
+    def __init__(self, projection: GameViews, mapper: Any, app_name: str) -> None:
+        self.projection = projection
+        self._mapper = mapper
+        self._app_name = app_name
+        self._last = True  # whether the event being projected is the page's last
+        projection.caught_up = lambda: self._last
+        self.position = projection.view.max_tracking_id(app_name) or 0
+        self._moved = threading.Condition()
 
-    return BoundGames
+    def receive(self, notifications: Sequence[Any]) -> None:
+        """Project a page of the log; on failure nothing of it is written (tried again)."""
+        try:
+            last = len(notifications) - 1
+            for i, note in enumerate(notifications):
+                self._last = i == last
+                self.projection.process_event(
+                    self._mapper.to_domain_event(note),
+                    Tracking(application_name=self._app_name, notification_id=note.id))
+        except BaseException:
+            self.projection.forget_pending()
+            self.position = self.projection.view.max_tracking_id(self._app_name) or 0
+            raise
+        with self._moved:
+            self.position = notifications[-1].id
+            self._moved.notify_all()
+
+    def wait(self, position: int, timeout: float) -> bool:
+        """Block until the views include `position` (True) or `timeout` seconds pass."""
+        with self._moved:
+            return self._moved.wait_for(lambda: self.position >= position, timeout)
 
 
-class ReadModelRunner(ProjectionRunner[Games, ReadModelView]):
-    """eventsourcing's projection runner for GameViews over the games application.
+class ReadModelRunner:
+    """Keeps the views of one store: a `ViewsFeed` subscribed to an Application's follower.
 
-    It follows the games' log from the view's tracking position in a background thread;
-    `with ReadModelRunner(env) as runner: runner.wait(position)` catches up and stops.
+    With `app` (an API worker's), it follows that Application's log; without, it makes an
+    Application of its own from `env` (`gruft project`) and closes it at the end.
+    `with ReadModelRunner(env) as runner: runner.wait(runner.head())` catches up and stops.
     """
 
     def __init__(self, env: Mapping[str, str] | None = None, *, app: Games | None = None,
                  projection_class: type[GameViews] = GameViews) -> None:
         env = views_env(env if app is None else {**app.storage, **(env or {})})
         self.env = env
+        # An Application made here is closed here; a worker's is not held (it may be let go).
+        self._own = Games(env) if app is None else None
+        games = self._own or app
+        assert games is not None
+        self.app_name = games.name
         self.view = open_view(env)
-        runner = weakref.ref(self)
-        self.projection = projection_class(view=self.view, load=lambda gid, v: _load(runner, gid, v),
-                                           caught_up=lambda: pulled_all(runner()))
-        self.bound = app is not None and env.get("PERSISTENCE_MODULE") == "eventsourcing.popo"
-        BaseProjectionRunner.__init__(
-            self, projection=self.projection,
-            application_class=_bound(app) if self.bound and app is not None else Games,
-            tracking_recorder=self.view, topics=self.projection.topics, env=env,
-        )
+        repository = games.repository
+        self.projection = projection_class(
+            view=self.view, load=lambda gid, v: repository.get(gid, version=v))
+        self.feed = ViewsFeed(self.projection, games.mapper, self.app_name)
+        self._follower = games.follower
+        self._unsubscribe = self._follower.subscribe(self.feed)
 
     @property
     def position(self) -> int:
         """The last event the views include (0 before any)."""
-        return self.view.max_tracking_id(self.app_name) or 0
+        return self.feed.position
 
     def head(self) -> int:
         """The last event stored."""
-        return self.app.recorder.max_notification_id() or 0
+        return self._follower.head()
 
     def nudge(self) -> None:
-        """Look for new events now rather than at the next tick."""
-        recorder = self.app.recorder
-        if isinstance(recorder, PollingSQLiteRecorder):
-            recorder.nudge()
+        """Look for new events now rather than at the follower's next look."""
+        self._follower.nudge()
 
-    def __exit__(self, *args: Any) -> None:
-        if self.bound:
-            self.app = _Unclosable()  # type: ignore[assignment]  # the API keeps using it
-        try:
-            super().__exit__(*args)
-        finally:
-            self.view.factory.close()  # type: ignore[attr-defined]
+    def wait(self, position: int, timeout: float = 1.0) -> None:
+        """Block until the views include `position`; TimeoutError after `timeout` seconds."""
+        self.nudge()
+        if not self.feed.wait(position, timeout):
+            raise TimeoutError(f"the views reached {self.position}, not {position}")
 
-
-class _Unclosable:
     def close(self) -> None:
-        pass
+        """Stop following the log; close the views (and an Application made here)."""
+        self._unsubscribe()
+        try:
+            self.view.factory.close()  # type: ignore[attr-defined]
+        finally:
+            if self._own is not None:
+                self._own.close()
 
+    def __enter__(self) -> ReadModelRunner:
+        return self
 
-def _load(runner_ref: Any, game_id: UUID, version: int) -> Game:
-    runner = runner_ref()
-    if runner is None:
-        raise RuntimeError("the runner is gone")
-    app: Application = runner.app
-    return app.repository.get(game_id, version=version)
+    def __exit__(self, *args: object) -> None:
+        self.close()

@@ -14,7 +14,6 @@ import re
 import sqlite3
 from importlib.metadata import version
 from pathlib import Path
-from queue import Queue
 
 import pytest
 from eventsourcing.application import Application, ProcessingEvent, Repository
@@ -25,21 +24,18 @@ from eventsourcing.domain import (
     CommandMethodDecorator,
     decorated_func_callers,
 )
-from eventsourcing.persistence import ListenNotifySubscription
 from eventsourcing.sqlite import SQLiteConnectionPool, SQLiteTrackingRecorder
 
 from domain import available_games, game_class
 from domain.core import Game
 from service import Games
-from service.internals import bound_retries, pulled_all, tune_pool, wake
+from service.internals import bound_retries, tune_pool
 from service.readmodels import ReadModelRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 # the private parts reached, and the only modules that may name them
 PRIVATE = {"_reconstruct_aggregate", "_take_snapshots", "_create_connection", "_sqlite_conn",
-           "_notifications", "_notifications_index", "_notifications_queue",
-           "_has_been_notified", "_insert_tracking", "_subscription", "_pending_events",
-           "_create", "_notify", "retry_decorator"}
+           "_insert_tracking", "_pending_events", "_create", "_notify", "retry_decorator"}
 HOLDERS = {"service/internals.py", "domain/core/game.py"}
 PACKAGES = ("domain", "service", "api", "replays", "bots", "bench", "cli")
 
@@ -146,30 +142,16 @@ def test_the_sqlite_swap_finds_the_librarys_connection(tmp_path):
     tuned._sqlite_conn.close()
 
 
-def test_the_subscription_queue_is_read_where_the_library_keeps_it(sqlite_env):
+def test_the_tracking_record_is_written_where_the_library_writes_it(sqlite_env):
     assert parameters(SQLiteTrackingRecorder._insert_tracking) == ["self", "c", "tracking"]
-    init = inspect.getsource(ListenNotifySubscription.__init__)
-    for name in ("_notifications", "_notifications_index", "_notifications_queue",
-                 "_has_been_notified"):
-        assert f"self.{name}" in init, name
     games = Games(env=sqlite_env)
     try:
         games.create_game("vampiring", ["a", "b"], seed=5)
         head = games.recorder.max_notification_id()
+        # Check the views' position is written in their own transaction, through the reach
         with ReadModelRunner(sqlite_env) as runner:
             runner.wait(head, timeout=60)
-            feed = runner._subscription.subscription
-            assert isinstance(feed, ListenNotifySubscription)
-            assert isinstance(feed._notifications_index, int)
-            assert isinstance(feed._notifications_queue, Queue)
-            # Check a caught-up feed reads as drained through the attributes, not by default
-            assert feed._notifications_index == len(feed._notifications)
-            assert pulled_all(runner)
-            feed._notifications_index -= 1
-            assert not pulled_all(runner)
-            feed._notifications_index += 1
-            wake(feed)
-            assert runner.position == head
+            assert runner.view.max_tracking_id(games.name) == head
     finally:
         games.close()
 

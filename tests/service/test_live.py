@@ -11,7 +11,8 @@ import pytest
 
 from domain.core import HOST
 from service import Games
-from service import live as service_live
+from service import follower as service_follower
+from service.follower import Follower
 from service.live import Live
 from tests.service.storage.kit import new_game, random_command
 
@@ -37,7 +38,7 @@ class Recorded:
 
 
 def test_a_watch_wakes_on_a_newer_version_only():
-    live = Live(recorder=None)
+    live = Live(Follower(None))
     game = uuid.uuid4()
     with live.watch(game) as watch:
         assert watch.wait(0, 0.01) is False  # nothing announced: times out
@@ -49,7 +50,7 @@ def test_a_watch_wakes_on_a_newer_version_only():
 
 
 def test_a_waiter_in_another_thread_is_woken():
-    live = Live(recorder=None)
+    live = Live(Follower(None))
     game, woke = uuid.uuid4(), []
     with live.watch(game) as watch:
         waiter = threading.Thread(target=lambda: woke.append(watch.wait(5, WAIT)))
@@ -60,7 +61,7 @@ def test_a_waiter_in_another_thread_is_woken():
 
 
 def test_listeners_hear_each_new_version_once_until_unsubscribed():
-    live, heard = Live(recorder=None), Recorded()
+    live, heard = Live(Follower(None)), Recorded()
     game = uuid.uuid4()
     stop = live.subscribe(heard)
     live.announce([(game, 2)])
@@ -73,7 +74,7 @@ def test_listeners_hear_each_new_version_once_until_unsubscribed():
 
 
 def test_a_failing_listener_does_not_stop_the_others():
-    live, heard = Live(recorder=None), Recorded()
+    live, heard = Live(Follower(None)), Recorded()
 
     def broken(game_id, version):
         raise RuntimeError("boom")
@@ -86,7 +87,7 @@ def test_a_failing_listener_does_not_stop_the_others():
 
 
 def test_a_closed_watch_forgets_its_game():
-    live = Live(recorder=None)
+    live = Live(Follower(None))
     game = uuid.uuid4()
     with live.watch(game), live.watch(game):
         assert game in live._slots
@@ -141,19 +142,19 @@ def test_a_command_through_another_application_wakes_on_postgres(postgres_env):
     wakes_across_applications(postgres_env)
 
 
-def test_the_watcher_stops_with_its_application(sqlite_env):
+def test_the_follower_stops_with_its_application(sqlite_env):
     games = Games(env=sqlite_env)
     with games.live.watch(uuid.uuid4()):
-        watcher = games.live._watcher
-        assert watcher is not None and watcher.is_alive()
+        thread = games.follower._thread
+        assert thread is not None and thread.is_alive()
     games.close()
-    assert not watcher.is_alive()
+    assert not thread.is_alive()
 
 
-def test_an_in_memory_store_needs_no_watcher():
+def test_an_in_memory_store_needs_no_feed_from_the_log():
     games = Games(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     with games.live.watch(uuid.uuid4()):
-        assert games.live._watcher is None
+        assert games.live._feed is None  # its own announcements are every change
     games.close()
 
 
@@ -273,7 +274,7 @@ def test_the_watcher_brings_a_watched_game_up_to_date_on_postgres(postgres_env):
 
 
 def test_stopping_wakes_every_watch_for_good():
-    live = Live(recorder=None)
+    live = Live(Follower(None))
     game, woke = uuid.uuid4(), []
     with live.watch(game) as watch:
         waiter = threading.Thread(target=lambda: woke.append(watch.wait(0, WAIT)))
@@ -288,11 +289,11 @@ def test_the_poll_interval_comes_from_the_applications_settings(sqlite_env):
     # GRUFT_LIVE_POLL (docs/deployment.md) as the Application is given it, not only os.environ.
     games = Games(env={**sqlite_env, "GRUFT_LIVE_POLL": "0.25"})
     try:
-        assert games.live._poll == 0.25
+        assert games.follower._poll == 0.25
     finally:
         games.close()
     games = Games(env=sqlite_env)
     try:
-        assert games.live._poll == service_live.POLL_SECONDS
+        assert games.follower._poll == service_follower.POLL_SECONDS
     finally:
         games.close()

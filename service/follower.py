@@ -1,0 +1,216 @@
+"""The one follower of the log in a process: it reads new notifications and hands them, in log
+order, to its subscribers.
+
+Subscribers are the live streams (service.live), the read models (service.readmodels), the bot
+runner (bots.seats) — and whatever else needs to learn of every stored event. No other module
+reads the log to learn what changed: one reader per process, whatever the number of subscribers.
+
+How it learns that there is something new to read:
+- PostgreSQL: it LISTENs on the channel eventsourcing NOTIFYs in every insert transaction
+  (delivered at commit), and also reads every FALLBACK_SECONDS in case a notice was lost;
+- SQLite in a file: it reads every `poll` seconds (GRUFT_LIVE_POLL, 0.01 by default): SQLite has
+  no NOTIFY, and another worker may have written; one indexed query, mostly finding nothing;
+- one process holding the whole store (in memory): `nudge` after each commit wakes it.
+
+A subscriber is one small object with two members (see docs/architecture.md):
+
+    class Subscriber(Protocol):
+        position: int            # the last notification id it has taken (0: none)
+        def receive(self, notifications: Sequence[Notification]) -> None: ...
+
+The follower calls `receive` from its own thread with the notifications after the subscriber's
+`position`, in log order, a page at a time; `receive` takes them and moves `position` (to the
+last one's id, or wherever it got: what it did not take comes again). A subscriber that raises
+is logged and handed the same notifications again RETRY_SECONDS later. A subscriber that lags
+(a read model rebuilt from 0) gets one page per round, so it never holds up the others.
+`receive` runs in the follower's thread: keep it short, and hand slow work to a thread of
+your own (the bot runner does).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+log = logging.getLogger("gruft.follower")
+
+POLL_SECONDS = 0.01  # how often an SQLite follower reads the log (one query, ~0.02 ms of CPU)
+FALLBACK_SECONDS = 2.0  # a PostgreSQL follower also reads this often, NOTIFY or not
+LISTEN_SLICE = 0.05  # a PostgreSQL follower looks for a nudge this often while it listens
+IDLE_SECONDS = 1.0  # a follower of an in-memory store reads this often without a nudge
+RETRY_SECONDS = 1.0  # after a store error or a failing subscriber, tried again this late
+PAGE = 500  # notifications read at a time
+
+
+class Subscriber(Protocol):
+    """What the follower feeds: a position in the log, and a way to take what comes after."""
+
+    position: int
+
+    def receive(self, notifications: Sequence[Any]) -> None:
+        """Take notifications after `position`, in log order, and move `position`."""
+
+
+class Follower:
+    """The reader of one Application's log, feeding its subscribers in order."""
+
+    def __init__(self, recorder: Any, poll: float = POLL_SECONDS) -> None:
+        self._recorder = recorder
+        self._poll = poll
+        self.kind = follower_kind(recorder)
+        self._lock = threading.Lock()
+        self._subscribers: list[Subscriber] = []
+        self._retry_at: dict[int, float] = {}  # id(subscriber) -> when it is tried again
+        self._nudged = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pid = os.getpid()
+
+    # -- the interface ---------------------------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Feed `subscriber` from its `position` on; answers the function that unsubscribes
+        it (after which it is never called again once any call under way has returned)."""
+        with self._lock:
+            if subscriber not in self._subscribers:
+                self._subscribers.append(subscriber)
+        self._ensure_thread()
+        self.nudge()
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if subscriber in self._subscribers:
+                    self._subscribers.remove(subscriber)
+                    self._retry_at.pop(id(subscriber), None)
+
+        return unsubscribe
+
+    def head(self) -> int:
+        """The id of the newest notification stored (0: none)."""
+        return self._recorder.max_notification_id() or 0
+
+    def nudge(self) -> None:
+        """Read the log now rather than at the next look (something was just stored, or a
+        reader in this process waits for a subscriber to catch up)."""
+        self._nudged.set()
+
+    def close(self) -> None:
+        """Stop the thread (a call under way finishes first)."""
+        self._stop.set()
+        self._nudged.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(30)  # a query may wait out SQLITE_LOCK_TIMEOUT: never close under it
+
+    # -- the thread ------------------------------------------------------------------------
+
+    def _ensure_thread(self) -> None:
+        if os.getpid() != self._pid:  # forked after it started: this process needs its own
+            self._pid, self._thread = os.getpid(), None
+        if self._stop.is_set():
+            return
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-follower")
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self.kind == "postgres":
+                    self._listen()
+                else:
+                    self._nudged.clear()
+                    self.feed()
+                    self._nudged.wait(self._poll if self.kind == "sqlite" else IDLE_SECONDS)
+            except Exception as exc:  # a locked file, a server gone: try again a little later
+                if self._stop.is_set():
+                    return
+                log.warning("log follower: reading the log failed: %s", exc)
+                self._stop.wait(RETRY_SECONDS)
+
+    def _listen(self) -> None:
+        with listening_connection(self._recorder) as conn:
+            # Listening first, then reading what came since: a later commit is notified.
+            self._nudged.clear()
+            self.feed()
+            looked = time.monotonic()
+            while not self._stop.is_set():
+                notified = any(True for _ in conn.notifies(timeout=LISTEN_SLICE, stop_after=1))
+                if notified or self._nudged.is_set() or (
+                        time.monotonic() - looked >= FALLBACK_SECONDS):
+                    self._nudged.clear()
+                    self.feed()
+                    looked = time.monotonic()
+
+    def feed(self) -> None:
+        """Hand every subscriber what the log holds after its position (the thread's round;
+        callable directly in a test)."""
+        while not self._stop.is_set():
+            groups: dict[int, list[Subscriber]] = {}
+            now = time.monotonic()
+            with self._lock:
+                for subscriber in self._subscribers:
+                    if self._retry_at.get(id(subscriber), 0.0) <= now:
+                        groups.setdefault(subscriber.position, []).append(subscriber)
+            more = False
+            for position in sorted(groups, reverse=True):  # those at the head first
+                notes = self._recorder.select_notifications(start=position, limit=PAGE,
+                                                            inclusive_of_start=False)
+                if notes and self._hand(groups[position], notes):
+                    more = more or len(notes) == PAGE
+            if not more:
+                return
+
+    def _hand(self, subscribers: list[Subscriber], notes: Sequence[Any]) -> bool:
+        """Hand `notes` to each subscriber; whether any of them moved on."""
+        moved = False
+        for subscriber in subscribers:
+            before = subscriber.position
+            with self._lock:
+                if subscriber not in self._subscribers:
+                    continue  # unsubscribed during this round
+            try:
+                subscriber.receive(notes)
+            except Exception:  # one subscriber's failure must not stop the others
+                log.exception("log follower: %s failed at %s", type(subscriber).__name__,
+                              notes[0].id)
+                with self._lock:
+                    self._retry_at[id(subscriber)] = time.monotonic() + RETRY_SECONDS
+            else:
+                self._retry_at.pop(id(subscriber), None)
+                moved = moved or subscriber.position > before
+        return moved
+
+
+def follower_kind(recorder: Any) -> str | None:
+    """How a recorder's log is followed: 'postgres' (LISTEN), 'sqlite' (a file, polled), or
+    None (in memory: one process holds the store, and nudges its follower)."""
+    from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+    try:
+        from eventsourcing.postgres import PostgresApplicationRecorder
+    except ImportError:  # psycopg not installed: no PostgreSQL store either
+        PostgresApplicationRecorder = ()  # type: ignore[assignment,misc]  # noqa: N806
+    if isinstance(recorder, PostgresApplicationRecorder):
+        return "postgres"
+    if isinstance(recorder, SQLiteApplicationRecorder):
+        return None if recorder.datastore.pool.is_sqlite_memory_mode else "sqlite"
+    return None
+
+
+def listening_connection(recorder: Any) -> Any:
+    """A connection of its own (not one of the pool's), LISTENing on the recorder's channel."""
+    import psycopg
+    from psycopg import sql
+
+    settings = {k: v for k, v in recorder.datastore.pool.kwargs.items() if k != "row_factory"}
+    settings["password"] = settings.get("password") or None
+    conn = psycopg.connect(**settings, autocommit=True, connect_timeout=10)
+    conn.execute(sql.SQL("LISTEN {0}").format(sql.Identifier(recorder.channel_name)))
+    return conn

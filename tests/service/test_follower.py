@@ -1,0 +1,153 @@
+"""The one follower of the log (service/follower.py): every subscriber gets every notification
+after its position, in order, once; a failing or lagging subscriber holds up no other; and no
+module but the follower reads the log to learn what changed."""
+
+from __future__ import annotations
+
+import ast
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from domain.core import HOST
+from service import Games
+from service import follower as service_follower
+from tests.kit import wait_until
+from tests.service.storage.kit import random_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Recorder:
+    """A subscriber that keeps what it is handed."""
+
+    def __init__(self, position: int = 0, fail_first: int = 0) -> None:
+        self.position = position
+        self.ids: list[int] = []
+        self.fail_first = fail_first  # how many calls raise before taking anything
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def receive(self, notifications) -> None:
+        with self.lock:
+            self.calls += 1
+            if self.calls <= self.fail_first:
+                raise RuntimeError("a subscriber that fails")
+            self.ids.extend(n.id for n in notifications)
+            self.position = notifications[-1].id
+
+
+def store_some(games: Games, count: int) -> None:
+    """`count` games created (each a few notifications) and a command in each."""
+    rng = random.Random(count)
+    for _ in range(count):
+        gid = games.create_game("vampiring", ["a", "b"], seed=rng.randrange(10**6)).game_id
+        games.run_command(gid, HOST, random_command(games.game(gid), rng))
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def games(request, sqlite_env):
+    env = sqlite_env if request.param == "sqlite" else {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    made = Games(env=env)
+    yield made
+    made.close()
+
+
+def test_each_subscriber_gets_every_notification_after_its_position_in_order(games):
+    store_some(games, 3)
+    head = games.follower.head()
+    # Check a subscriber from 0 gets the whole log, one from the head only what comes later
+    whole, later = Recorder(0), Recorder(head)
+    games.follower.subscribe(whole)
+    games.follower.subscribe(later)
+    store_some(games, 2)
+    now = games.follower.head()
+    wait_until(lambda: whole.position == now and later.position == now, "both caught up")
+    assert whole.ids == list(range(1, now + 1))
+    assert later.ids == list(range(head + 1, now + 1))
+
+
+def test_a_subscriber_far_behind_gets_pages_and_holds_up_nobody(games, monkeypatch):
+    monkeypatch.setattr(service_follower, "PAGE", 4)
+    store_some(games, 4)
+    at_head, behind = Recorder(games.follower.head()), Recorder(0)
+    games.follower.subscribe(at_head)
+    games.follower.subscribe(behind)
+    store_some(games, 1)
+    now = games.follower.head()
+    wait_until(lambda: behind.position == now and at_head.position == now, "both caught up")
+    # Check the one behind was handed pages of at most PAGE, in order, nothing twice
+    assert behind.ids == list(range(1, now + 1)) and behind.calls >= now // 4
+    assert at_head.ids[-1] == now
+
+
+def test_a_failing_subscriber_is_handed_the_same_again_and_stops_no_other(games, monkeypatch):
+    monkeypatch.setattr(service_follower, "RETRY_SECONDS", 0.05)
+    start = games.follower.head()
+    failing, fine = Recorder(start, fail_first=2), Recorder(start)
+    games.follower.subscribe(failing)
+    games.follower.subscribe(fine)
+    store_some(games, 2)
+    now = games.follower.head()
+    wait_until(lambda: fine.position == now, "the other subscriber")
+    wait_until(lambda: failing.position == now, "the failing one, once it takes them")
+    # Check the failing one lost nothing and got nothing twice once it took them
+    assert failing.ids == fine.ids == list(range(start + 1, now + 1))
+    assert failing.calls >= 3
+
+
+def test_an_unsubscribed_subscriber_is_called_no_more(games):
+    gone = Recorder(games.follower.head())
+    unsubscribe = games.follower.subscribe(gone)
+    unsubscribe()
+    store_some(games, 1)
+    stays = Recorder(0)
+    games.follower.subscribe(stays)
+    wait_until(lambda: stays.position == games.follower.head(), "the other subscriber")
+    assert gone.ids == []
+
+
+def test_another_applications_writes_reach_the_subscribers(sqlite_env):
+    # Check the follower of one worker hears what another worker stored (SQLite: its poll)
+    reader, writer = Games(env=sqlite_env), Games(env=sqlite_env)
+    try:
+        heard = Recorder(reader.follower.head())
+        reader.follower.subscribe(heard)
+        store_some(writer, 1)
+        now = writer.follower.head()
+        wait_until(lambda: heard.position == now, "the reader's subscriber")
+    finally:
+        reader.close()
+        writer.close()
+
+
+@pytest.mark.postgres
+def test_another_applications_writes_reach_the_subscribers_on_postgres(postgres_env):
+    reader, writer = Games(env=postgres_env), Games(env=postgres_env)
+    try:
+        assert reader.follower.kind == "postgres"
+        heard = Recorder(reader.follower.head())
+        reader.follower.subscribe(heard)
+        store_some(writer, 1)
+        now = writer.follower.head()
+        wait_until(lambda: heard.position == now, "the reader's subscriber (LISTEN)")
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_one_follower_per_application_and_no_other_reader_of_the_log():
+    # Check the log is read for changes in service/follower.py alone; the bot runner's one scan
+    # of the bot seats at its start, and the views' catch-up target (the head), are reads of
+    # where the log stands, not a follower of it.
+    readers = []
+    for package in ("service", "api", "bots", "replays", "cli"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            where = path.relative_to(ROOT).as_posix()
+            readers.extend(where for node in ast.walk(ast.parse(path.read_text(), where))
+                           if isinstance(node, ast.Attribute)
+                           and node.attr == "select_notifications"
+                           and where != "service/follower.py")
+    assert readers == ["bots/seats.py"]  # its start: the bot games stored so far, by topic
