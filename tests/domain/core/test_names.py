@@ -3,6 +3,7 @@ control or format characters, and no two equal after casefold() — at creation 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -47,9 +48,8 @@ def test_names_are_trimmed_and_normalised(names, seated):
     (["Ann", 7], "list of names"),
 ])
 def test_names_breaking_the_rule_are_refused(names, fragment):
-    with pytest.raises(BadSetup, match="") as refused:
+    with pytest.raises(BadSetup, match=re.escape(fragment)):
         seat_names(names)
-    assert fragment in str(refused.value)
 
 
 def test_every_game_seats_names_by_the_rule():
