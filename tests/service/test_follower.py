@@ -139,9 +139,7 @@ def test_another_applications_writes_reach_the_subscribers_on_postgres(postgres_
 
 
 def test_one_follower_per_application_and_no_other_reader_of_the_log():
-    # Check the log is read for changes in service/follower.py alone; the bot runner's one scan
-    # of the bot seats at its start, and the views' catch-up target (the head), are reads of
-    # where the log stands, not a follower of it.
+    # Check the log is read for changes in service/follower.py alone.
     readers = []
     for package in ("service", "api", "bots", "replays", "cli"):
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -150,4 +148,7 @@ def test_one_follower_per_application_and_no_other_reader_of_the_log():
                            if isinstance(node, ast.Attribute)
                            and node.attr == "select_notifications"
                            and where != "service/follower.py")
-    assert readers == ["bots/seats.py"]  # its start: the bot games stored so far, by topic
+    # Reads of a topic's notifications, woken by the follower's subscribers, not polling:
+    # the bot runner's start (the bot games stored so far) and the game log's catch-up (the
+    # games that ended since its position, when a change wakes it).
+    assert sorted(readers) == ["bots/seats.py", "service/gamelog.py"]
