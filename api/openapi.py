@@ -46,16 +46,16 @@ def _languages(spec: dict[str, Any]) -> None:
     """Every operation takes ?lang= (api/i18n.py): the language of its messages and pages."""
     from api.i18n import LANGUAGES
 
-    spec.setdefault("components", {}).setdefault("parameters", {})["Lang"] = {
-        "in": "query", "name": "lang", "required": False,
-        "schema": {"type": "string", "enum": list(LANGUAGES)},
-        "description": "the language of error messages and pages (else Accept-Language, else "
-                       "English); codes, rules, keys and event types never change"}
+    lang = {"in": "query", "name": "lang", "required": False,
+            "schema": {"type": "string", "enum": list(LANGUAGES)},
+            "description": "the language of error messages and pages (else Accept-Language, "
+                           "else English); codes, rules, keys and event types never change"}
+    # Inline in each operation, not a $ref: clients and tools that read an operation's
+    # parameters by name (fuzzers, generated clients) then need no resolver.
     for operations in spec.get("paths", {}).values():
         for method in METHODS:
             if method in operations:
-                operations[method].setdefault("parameters", []).append(
-                    {"$ref": "#/components/parameters/Lang"})
+                operations[method].setdefault("parameters", []).append(dict(lang))
 
 
 def _per_game(create: dict[str, Any]) -> None:

@@ -51,18 +51,18 @@ export class Attention {
       return wrap;
     };
     const notify = check("notify-turn", t("Notify me when it is my turn"), chosen.notify && this.allowed(), async (input) => {
-      if (input.checked && "Notification" in window && Notification.permission !== "granted") {
+      if (input.checked && typeof Notification === "function" && Notification.permission !== "granted") {
         input.checked = (await Notification.requestPermission()) === "granted";
       }
       save({ notify: input.checked });
     });
-    if (!("Notification" in window)) notify.hidden = true;
+    if (typeof Notification !== "function") notify.hidden = true;
     const sound = check("sound-turn", t("Play a sound"), chosen.sound, (input) => save({ sound: input.checked }));
     box.replaceChildren(notify, sound);
   }
 
   allowed() {
-    return "Notification" in window && Notification.permission === "granted";
+    return typeof Notification === "function" && Notification.permission === "granted";
   }
 
   // Called whenever the page knows whose turn it is; acts on the moment the turn becomes ours.

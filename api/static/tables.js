@@ -209,7 +209,7 @@ function vampireQueen(s, ctx) {
   return [
     info([
       [t("phase"), t("%(n)s of %(total)s", { n: s.phase, total: s.options.phases })],
-      [pt("vampire-queen", "round"), String(s.round)],
+      [pt("a phase's round", "round"), String(s.round)],
       [t("kind"), round],
       [t("cards a set"), s.count ? String(s.count) : "—"],
       [t("to beat"), highest ? t("%(value)s by %(name)s", { value: s.high, name: highest }) : "—"],

@@ -101,6 +101,7 @@ def test_an_outage_is_a_quick_503_and_nothing_is_lost(postgres, tmp_path):
         # Check nothing answered as stored was lost.
         log = request(port, "GET", f"/games/{game}/events?limit=1000",
                       token=created["host_token"])[1]
+        assert "events" in log, log
         versions = [event["version"] for event in log["events"]]
         assert versions == list(range(1, len(versions) + 1))
         assert set(stored) <= set(versions) and versions[-1] == stored[-1]
