@@ -25,7 +25,7 @@ from api.auth import MAX_TOKEN_LENGTH, bearer_token
 from api.errors import GruftBlueprint
 from api.games import games
 from api.live import keepalive_seconds
-from api.schemas import Error, StrictSchema
+from api.schemas import CreateGame, Error, StrictSchema
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from service import Forbidden, Unauthorized
@@ -57,7 +57,9 @@ NEW_GAME = {
 @blp.app_context_processor
 def new_game_form() -> dict[str, Any]:
     """The create form's choices, for the game list's template."""
-    return {"new_game": {"games": NEW_GAME, "bots": list(BOT_KINDS),
+    fields = CreateGame().fields  # what this server's POST /games takes
+    features = {"clock": "clock" in fields, "host_seat": "host_seat" in fields}
+    return {"new_game": {"games": NEW_GAME, "bots": list(BOT_KINDS), "features": features,
                          "create_url": url_for("games.GameCollection"),
                          "games_url": f"{request.script_root}/games/"}}
 
@@ -85,6 +87,8 @@ def play_page(game_id: str):
         "score_unit": game.NARRATOR.UNIT,
         "seat": seat,
         "heartbeat": keepalive_seconds(),  # the stream's ping: silence much longer is a drop
+        # the page's own address as links to it are made (the host's link to keep)
+        "page_url": url_for("play.play_page", game_id=game.id, _external=True),
         "urls": {
             "game": url_for("games.GameResource", game_id=game.id),
             "view": url_for("games.SeatView", game_id=game.id),
@@ -113,8 +117,8 @@ def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
     except Unauthorized:
         # Shown as a spectator with a note, so the script can still drop the bad link's token.
         return {"role": "invalid"}
-    if who.host:
-        return {"role": "host"}
+    if who.host:  # the organiser, playing a seat of their own (host_seat) or none
+        return {"role": "host", "you": who.player}
     return {"role": "player", "you": who.player}
 
 

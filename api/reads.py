@@ -24,8 +24,8 @@ def read_models() -> ReadModels:
 
 
 def games_page(game: str | None, status: str | None, player: str | None, after: int,
-               limit: int) -> tuple[list[dict[str, Any]], int | None]:
-    """A page of the game index, oldest first, and the cursor of the next page.
+               limit: int, newest: bool = False) -> tuple[list[dict[str, Any]], int | None]:
+    """A page of the game index, oldest (or `newest`) first, and the cursor of the next page.
 
     An index range on a monotonic key, in time independent of how many games exist; a game
     key that names no game lists nothing, without waiting for the views.
@@ -34,4 +34,4 @@ def games_page(game: str | None, status: str | None, player: str | None, after: 
         return [], None
     if player is not None:
         player = seated_form(player)  # as seated: a name typed in another Unicode form finds it
-    return read_models().view.games_page(game, status, player, after, limit)
+    return read_models().view.games_page(game, status, player, after, limit, newest)

@@ -66,7 +66,7 @@ def game_kinds() -> dict[str, Any]:
                        ("after", "integer"))])
 @blp.doc(responses={200: HTML_PAGE})
 def game_list():
-    """The stored games, oldest first, filtered, each linking to its replay viewer (HTML)."""
+    """The stored games, newest first, filtered, each linking to its replay viewer (HTML)."""
     keys = available_games()
     game = request.args.get("game") or None
     status = request.args.get("status") or None
@@ -76,7 +76,7 @@ def game_list():
     game = game if game in keys else None
     status = status if status in ("in_progress", "finished") else None
     after = int(after) if after.isdigit() and int(after) <= MAX_CURSOR else 0
-    page, cursor = games_page(game, status, player, after, LIST_PAGE_SIZE)
+    page, cursor = games_page(game, status, player, after, LIST_PAGE_SIZE, newest=True)
     for summary in page:
         summary["title"] = TITLES.get(summary["game"], summary["game"])
     html = render_template("list.html", games=page, next_after=cursor, titles=TITLES, keys=keys,

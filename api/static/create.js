@@ -1,6 +1,7 @@
 // The game list's form to start a game: POST /games, then the host's play page with the links.
-// The creation answer (host and player tokens) is kept in this tab's sessionStorage only: the
-// server keeps no token, so this tab is where the invitation links can be shown.
+// The creation answer (host and player tokens) is kept in this browser only (the tab's
+// sessionStorage, and localStorage for the host link reopened later): the server keeps no token,
+// so this browser is where the invitation links can be shown.
 import { t } from "./i18n.js";
 import { botWords, el } from "./tables.js";
 
@@ -16,26 +17,72 @@ function chosen() {
   return setup.games[$("new-game-key").value];
 }
 
+// Rows are added and removed at the end, never redrawn: a name being typed (or the field just
+// clicked, whose click blurred the count and so changed it) stays where it is.
+const removed = []; // rows taken off the end, given back when the count grows again
+
+function seatRow(i) {
+  const back = removed[i];
+  const name = el("input", { name: `player-${i}`, "data-seat": i, maxlength: 40, required: true,
+    value: back ? back.name : NAMES[i], "aria-label": t("name of seat %(n)s", { n: i + 1 }) });
+  const who = el("select", { name: `bot-${i}`, "data-seat-bot": i, "aria-label": t("who plays seat %(n)s", { n: i + 1 }) },
+    el("option", { value: "" }, t("a person (invitation link)")),
+    setup.bots.map((kind) => el("option", { value: kind }, t("the server: %(kind)s bot", { kind: botWords(kind) }))));
+  who.value = back ? back.who : "";
+  name.addEventListener("input", drawHostSeat);
+  who.addEventListener("change", drawHostSeat);
+  return el("li", {}, name, who);
+}
+
 function drawSeats() {
   const g = chosen();
   const count = $("new-seat-count");
   count.min = String(g.min_players);
   count.max = String(g.max_players);
   const n = Math.max(g.min_players, Math.min(g.max_players, Number(count.value) || g.min_players));
-  count.value = String(n);
+  if (count.value !== String(n)) count.value = String(n);
   const list = $("new-seats");
-  const kept = [...list.children].map((li) => ({
-    name: li.querySelector("input").value, who: li.querySelector("select").value }));
-  const rows = Array.from({ length: n }, (_, i) => {
-    const name = el("input", { name: `player-${i}`, "data-seat": i, maxlength: 40, required: true,
-      value: kept[i] ? kept[i].name : NAMES[i], "aria-label": t("name of seat %(n)s", { n: i + 1 }) });
-    const who = el("select", { name: `bot-${i}`, "data-seat-bot": i, "aria-label": t("who plays seat %(n)s", { n: i + 1 }) },
-      el("option", { value: "" }, t("a person (invitation link)")),
-      setup.bots.map((kind) => el("option", { value: kind }, t("the server: %(kind)s bot", { kind: botWords(kind) }))));
-    who.value = kept[i] ? kept[i].who : "";
-    return el("li", {}, name, who);
-  });
-  list.replaceChildren(...rows);
+  while (list.children.length > n) {
+    const li = list.lastElementChild;
+    removed[list.children.length - 1] = { name: li.querySelector("input").value, who: li.querySelector("select").value };
+    li.remove();
+  }
+  while (list.children.length < n) list.append(seatRow(list.children.length));
+  drawHostSeat();
+}
+
+// The organiser may play one of the seats a person plays (host_seat), or only host.
+function drawHostSeat() {
+  const box = $("new-host-seat");
+  if (!box) return;
+  const before = box.value;
+  const people = [...$("new-seats").children]
+    .filter((li) => !li.querySelector("select").value)
+    .map((li) => li.querySelector("input").value.trim()).filter(Boolean);
+  box.replaceChildren(el("option", { value: "" }, t("nobody: I only host")),
+    people.map((name) => el("option", { value: name }, name)));
+  box.value = people.includes(before) ? before : "";
+}
+
+// A few clocks (each seat's bank, and what each move adds), in seconds.
+const CLOCKS = [
+  null,
+  { bank: 180, increment: 5 },
+  { bank: 600, increment: 10 },
+  { bank: 1800, increment: 30 },
+  { bank: 86400, increment: 3600 },
+];
+
+function clockWords(clock) {
+  if (!clock) return t("no clock");
+  const span = (s) => (s >= 3600 ? t("%(n)s h", { n: s / 3600 }) : s >= 60 ? t("%(n)s min", { n: s / 60 }) : t("%(n)s s", { n: s }));
+  return t("%(bank)s each, + %(increment)s a move", { bank: span(clock.bank), increment: span(clock.increment) });
+}
+
+function drawClocks() {
+  const box = $("new-clock");
+  if (!box) return;
+  box.replaceChildren(...CLOCKS.map((clock, i) => el("option", { value: String(i) }, clockWords(clock))));
 }
 
 function drawOptions() {
@@ -73,7 +120,12 @@ function body() {
     else options[input.dataset.option] = input.value === "" ? null : Number(input.value);
   }
   const answer = { game: $("new-game-key").value, players, options };
-  if (Object.keys(bots).length) answer.bots = bots; // only when asked: older servers refuse the field
+  // Each only when asked: a server without the field refuses it.
+  if (Object.keys(bots).length) answer.bots = bots;
+  const clock = $("new-clock") ? CLOCKS[Number($("new-clock").value)] : null;
+  if (clock) answer.clock = clock;
+  const hostSeat = $("new-host-seat") ? $("new-host-seat").value : "";
+  if (hostSeat) answer.host_seat = hostSeat;
   return answer;
 }
 
@@ -96,8 +148,17 @@ $("create-form").addEventListener("submit", async (e) => {
       return;
     }
     const id = answer.game_id;
-    sessionStorage.setItem(`gruft.play.${id}`, JSON.stringify({ token: answer.host_token, role: "host", you: null }));
-    sessionStorage.setItem(`gruft.invites.${id}`, JSON.stringify({ player_tokens: answer.player_tokens, bots: request.bots || {} }));
+    const hosting = { token: answer.host_token, role: "host", you: request.host_seat || null };
+    const invites = { player_tokens: answer.player_tokens, bots: request.bots || {} };
+    sessionStorage.setItem(`gruft.play.${id}`, JSON.stringify(hosting));
+    sessionStorage.setItem(`gruft.invites.${id}`, JSON.stringify(invites));
+    // Kept on this device too: the host link reopened here shows the invitations again.
+    try {
+      localStorage.setItem(`gruft.invites.${id}`, JSON.stringify(invites));
+      localStorage.setItem(`gruft.seat.${id}`, JSON.stringify(hosting));
+    } catch {
+      /* private browsing: this tab only */
+    }
     window.location.assign(`${setup.games_url}${encodeURIComponent(id)}/play`);
   } catch (error) {
     problem(t("Could not reach the server: %(problem)s", { problem: error.message }));
@@ -111,3 +172,4 @@ $("new-seat-count").addEventListener("change", drawSeats);
 $("new-short").addEventListener("change", drawOptions);
 drawSeats();
 drawOptions();
+drawClocks();

@@ -15,6 +15,23 @@ const FINAL = new Set(["finished", "aborted"]);
 
 const SEAT_KEY = `gruft.play.${data.game_id}`;
 const INVITES_KEY = `gruft.invites.${data.game_id}`;
+const REMEMBERED_KEY = `gruft.seat.${data.game_id}`; // this device's seat, for a reopened address
+
+function stored(storage, key) {
+  try {
+    return JSON.parse(storage.getItem(key) || "null");
+  } catch {
+    return null; // unreadable, or storage refused (private browsing)
+  }
+}
+
+function keep(storage, key, value) {
+  try {
+    storage.setItem(key, JSON.stringify(value));
+  } catch {
+    /* private browsing: kept for this page only */
+  }
+}
 
 function readSeat() {
   const address = new URL(window.location.href);
@@ -25,25 +42,31 @@ function readSeat() {
     window.history.replaceState(null, "", address);
     if (data.seat && data.seat.role !== "invalid") {
       const seat = { token: given, role: data.seat.role, you: data.seat.you || null };
-      sessionStorage.setItem(SEAT_KEY, JSON.stringify(seat));
+      keep(sessionStorage, SEAT_KEY, seat);
+      keep(localStorage, REMEMBERED_KEY, seat);
       return seat;
     }
     showProblem(t("That invitation link is not valid for this game: you are watching as a spectator."));
     return null;
   }
-  try {
-    return JSON.parse(sessionStorage.getItem(SEAT_KEY) || "null");
-  } catch {
-    return null;
-  }
+  return stored(sessionStorage, SEAT_KEY);
 }
 
 const seat = readSeat();
 const token = seat ? seat.token : null;
-const you = seat && seat.role === "player" ? seat.you : null;
 const host = Boolean(seat && seat.role === "host");
-root.dataset.role = you ? "player" : host ? "host" : "spectator";
+// The organiser may play a seat too (host_seat): the page is then that seat's, with the host's panel.
+const you = seat && (seat.role === "player" || host) ? seat.you || null : null;
+root.dataset.role = host ? "host" : you ? "player" : "spectator";
 if (you) root.dataset.you = you;
+
+// A host playing a seat names it, as the API asks of the host token.
+function forSeat(url) {
+  if (!host || !you) return url;
+  const full = new URL(url, window.location.href);
+  full.searchParams.set("player", you);
+  return full.pathname + full.search;
+}
 
 const game = {
   view: null,
@@ -88,7 +111,7 @@ function showProblem(text) {
 // -- the live connection: the stream, or polling when it is not there ----------------------
 
 function viewUrl() {
-  return you ? urls.view : urls.game;
+  return you ? forSeat(urls.view) : urls.game;
 }
 
 function streamUrl() {
@@ -207,6 +230,7 @@ function applyView(view) {
   drawTable();
   drawScores();
   drawResult();
+  $("abort-form").hidden = !host || view.status !== "in_progress";
   if (FINAL.has(view.status)) {
     link.stop();
     clearTimeout(game.poll);
@@ -390,7 +414,7 @@ async function loadMoves() {
   const version = game.view.version;
   setMoves([], null, "loading");
   try {
-    const answer = await getJSON(urls.legal_moves);
+    const answer = await getJSON(forSeat(urls.legal_moves));
     if (asked !== game.movesAsked || version !== game.view.version) return;
     game.moves = answer.moves;
     game.previews = answer.previews || null;
@@ -473,7 +497,8 @@ async function send(command) {
   hideRefusal();
   setMoves(game.moves, game.previews, "sending");
   try {
-    const response = await fetch(urls.commands, { method: "POST", headers: headers(true), body: JSON.stringify(command) });
+    const sent = host ? { ...command, player: you } : command;
+    const response = await fetch(urls.commands, { method: "POST", headers: headers(true), body: JSON.stringify(sent) });
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       showRefusal(body.error || { code: String(response.status), message: response.statusText });
@@ -647,25 +672,50 @@ function markLandings() {
   }
 }
 
-// -- the host: invitations and abort -------------------------------------------------------------
+// -- the host: their own link, invitations and abort --------------------------------------------
+
+// A field showing a link, with a button copying it (or selecting it where copying is not allowed).
+function linkField(url, label, attrs = {}) {
+  const field = el("input", { class: "invite-url", readonly: true, value: url, "aria-label": label, ...attrs });
+  field.addEventListener("focus", () => field.select());
+  const copy = el("button", { type: "button", class: "copy" }, t("Copy link"));
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(url); // only on https or localhost
+      copy.textContent = t("Copied");
+    } catch {
+      field.focus(); // selected: the phone's or the keyboard's own copy takes it
+      copy.textContent = t("Selected: copy it");
+    }
+  });
+  return [field, copy];
+}
+
+// The organiser's rights live in the host token: shown here to keep, so closing the tab loses
+// nothing (the invitations, abort, the replay, and later annotating and forking).
+function drawHostLink() {
+  const url = `${data.page_url}?token=${encodeURIComponent(token)}`;
+  $("host-link").replaceChildren(
+    el("p", { class: "hint" }, t("Your host link: keep it (bookmark it, or send it to yourself). It opens this page as the host on any device; whoever has it hosts the game.")),
+    el("div", { class: "invite" }, ...linkField(url, t("your host link"), { "data-host-link": "" })));
+}
+
+function invitesKept() {
+  return stored(sessionStorage, INVITES_KEY) || stored(localStorage, INVITES_KEY);
+}
 
 async function drawHost() {
   if (!host) return;
   $("host-panel").hidden = false;
-  $("abort-form").hidden = false;
-  let kept = null;
-  try {
-    kept = JSON.parse(sessionStorage.getItem(INVITES_KEY) || "null");
-  } catch {
-    kept = null;
-  }
+  drawHostLink();
+  const kept = invitesKept();
   if (!kept) {
-    $("invite-note").textContent = t("The invitation links are shown only in the browser tab that created the game: the server keeps no token, only its fingerprint.");
+    $("invite-note").textContent = t("The invitation links are shown only in the browser that created the game: the server keeps no token, only its fingerprint.");
     return;
   }
   $("invite-note").textContent = t("Send each player their own link (or let them scan its code). Anyone with a link plays that seat; without one, the page shows the table to watch.");
   const bots = kept.bots || {};
-  const humans = data.players.filter((p) => !bots[p]);
+  const humans = data.players.filter((p) => !bots[p] && p !== you);
   let invitations = [];
   if (humans.length) {
     try {
@@ -684,24 +734,16 @@ async function drawHost() {
       return el("li", { class: "invite bot", "data-player": p }, el("span", { class: "invite-name" }, p),
         el("span", { class: "badge" }, t("played by the server (%(bot)s)", { bot: botWords(bots[p]) })));
     }
+    if (p === you) {
+      return el("li", { class: "invite mine", "data-player": p }, el("span", { class: "invite-name" }, p),
+        el("span", { class: "badge" }, t("your seat")));
+    }
     const inv = byPlayer[p];
     if (!inv) return el("li", { class: "invite", "data-player": p }, el("span", { class: "invite-name" }, p));
-    const field = el("input", { class: "invite-url", readonly: true, value: inv.url, "aria-label": t("%(name)s's invitation link", { name: p }) });
-    field.addEventListener("focus", () => field.select());
-    const copy = el("button", { type: "button", class: "copy" }, t("Copy link"));
-    copy.addEventListener("click", async () => {
-      try {
-        await navigator.clipboard.writeText(inv.url); // only on https or localhost
-        copy.textContent = t("Copied");
-      } catch {
-        field.focus(); // selected: the phone's or the keyboard's own copy takes it
-        copy.textContent = t("Selected: copy it");
-      }
-    });
     return el("li", { class: "invite", "data-player": p },
       el("span", { class: "invite-name" }, p),
       el("a", { class: "invite-link", href: inv.url, "data-invite": p, target: "_blank", rel: "noopener noreferrer" }, t("open as %(name)s", { name: p })),
-      field, copy,
+      ...linkField(inv.url, t("%(name)s's invitation link", { name: p })),
       el("details", { class: "qr" }, el("summary", {}, t("QR code")),
         el("img", { src: inv.qr, alt: t("QR code of %(name)s's invitation link", { name: p }), width: 180, height: 180, "data-qr": p })));
   }));
@@ -717,7 +759,29 @@ $("abort-form").addEventListener("submit", async (e) => {
   else applyView(body);
 });
 
+// -- a reopened address: no token in it, none kept in this tab ------------------------------------
+
+function drawSpectatorHint() {
+  const box = $("spectator-hint");
+  if (seat || FINAL.has(data.status)) return;
+  const remembered = stored(localStorage, REMEMBERED_KEY);
+  if (remembered && remembered.token) {
+    const name = remembered.role === "host" ? t("the host") : remembered.you;
+    const back = el("button", { type: "button", id: "back-to-seat", class: "primary" }, t("Back to my seat"));
+    back.addEventListener("click", () => {
+      keep(sessionStorage, SEAT_KEY, remembered);
+      window.location.reload();
+    });
+    box.replaceChildren(el("span", {}, t("You are watching. This browser took part in this game as %(name)s.", { name })), " ", back);
+  } else {
+    box.replaceChildren(t("You are watching: no hand is shown and you cannot move. To play your seat, open your own invitation link again (the host can send it to you); to host, open your host link."));
+  }
+  box.hidden = false;
+}
+
 // -- start ----------------------------------------------------------------------------------------
+
+drawSpectatorHint();
 
 $("who").textContent = you ? t("you are %(name)s", { name: you }) : host ? t("host") : t("spectator");
 drawHost();

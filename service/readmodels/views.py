@@ -31,6 +31,7 @@ from service.internals import insert_tracking
 from service.readmodels.metrics import Sample, score_sign
 
 PAGE_MAX = 200
+TOP = 2**62  # above every position: a newest-first listing with no cursor starts below it
 
 TABLES = {
     "games": "readmodel_games",
@@ -246,11 +247,12 @@ class ReadModelView:
     # -- queries ----------------------------------------------------------------------------
 
     def games_query(self, game: str | None, status: str | None, player: str | None,
-                    after: int, limit: int) -> tuple[str, list[Any]]:
+                    after: int, limit: int, newest: bool = False) -> tuple[str, list[Any]]:
         """The SQL of one page of the index: an index range on a monotonic key, never a scan.
 
         With `player`, the page's positions come first from the players' index (a range of
         at most `limit` rows), then their rows by primary key; the caller orders that page.
+        `newest`: newest first, `after` then the position the page starts below (0: the top).
         """
         columns = "g.position, g.game_id, g.game, g.players, g.status, g.version, g.created_at"
         key = "p" if player is not None else "g"
@@ -259,27 +261,32 @@ class ReadModelView:
             if value is not None:
                 where.append(f"{key}.{column} = %s")
                 params.append(value)
-        where.append(f"{key}.position > %s")
-        params += [after, limit]
+        if newest:
+            where.append(f"{key}.position < %s")
+            params += [after or TOP, limit]
+        else:
+            where.append(f"{key}.position > %s")
+            params += [after, limit]
         condition = " AND ".join(where)
+        order = "DESC" if newest else "ASC"
         if player is None:
             text = (f"SELECT {columns} FROM {{games}} g WHERE {condition} "
-                    "ORDER BY g.position LIMIT %s")
+                    f"ORDER BY g.position {order} LIMIT %s")
         else:
             text = (f"SELECT {columns} FROM (SELECT p.position FROM {{players}} p "
-                    f"WHERE {condition} ORDER BY p.position LIMIT %s) page "
+                    f"WHERE {condition} ORDER BY p.position {order} LIMIT %s) page "
                     "JOIN {games} g ON g.position = page.position")
         return self.sql(text), params
 
     def games_page(self, game: str | None = None, status: str | None = None,
-                   player: str | None = None, after: int = 0, limit: int = 50
-                   ) -> tuple[list[dict[str, Any]], int | None]:
-        """A page of game summaries, oldest first, and the `after` of the next page."""
+                   player: str | None = None, after: int = 0, limit: int = 50,
+                   newest: bool = False) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of game summaries, oldest (or `newest`) first, and the `after` of the next."""
         limit = max(1, min(limit, PAGE_MAX))
-        text, params = self.games_query(game, status, player, after, limit + 1)
+        text, params = self.games_query(game, status, player, after, limit + 1, newest)
         with self._transaction(commit=False) as c:
             c.execute(text, params)
-            rows = sorted(c.fetchall(), key=lambda row: int(row["position"]))
+            rows = sorted(c.fetchall(), key=lambda row: int(row["position"]), reverse=newest)
         page = [summary(row) for row in rows[:limit]]
         cursor = int(rows[limit - 1]["position"]) if len(rows) > limit else None
         return page, cursor

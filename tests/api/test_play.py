@@ -45,7 +45,7 @@ def test_the_page_knows_the_seat_of_its_token_and_carries_no_secret(client):
     seats = {
         None: None,
         ann: {"role": "player", "you": "Ann"},
-        game["host_token"]: {"role": "host"},
+        game["host_token"]: {"role": "host", "you": None},  # a host playing no seat
         "forged": {"role": "invalid"},
     }
     for token, seat in seats.items():

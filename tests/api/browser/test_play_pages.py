@@ -162,8 +162,15 @@ def test_the_create_form_starts_a_game_whose_host_page_lists_each_invitation(
             seat = open_page(browser, url, name)
             opened.append(seat)
             assert root(seat.page, "data-you") == name and "token" not in seat.page.url
+        # Check the host page shows the host's own link, which opens the host page elsewhere
+        kept = page.input_value("[data-host-link]")
+        assert f"/games/{game_id}/play?token=" in kept
+        elsewhere = open_page(browser, kept, "host")
+        opened.append(elsewhere)
+        assert root(elsewhere.page, "data-role") == "host"
+        assert elsewhere.page.is_visible("#abort-form")
         # Check no token reached the access log
-        tokens = [url.split("token=")[1] for url in links.values()]
+        tokens = [url.split("token=")[1] for url in [*links.values(), kept]]
         logged = "\n".join(r.getMessage() for r in caplog.records)
         assert f"/games/{game_id}/play" in logged
         assert not any(token in logged for token in tokens)
@@ -171,6 +178,39 @@ def test_the_create_form_starts_a_game_whose_host_page_lists_each_invitation(
     finally:
         close(*opened)
         host.close()
+
+
+def test_the_create_form_keeps_a_name_typed_right_after_changing_the_player_count(
+        browser, live_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{live_site.base_url}/")
+        page.select_option("#new-game-key", "vampir")
+        # Type the count, then click straight into a name: the click blurs (and so changes) the
+        # count, and the name typed must land in the field clicked
+        page.click("#new-seat-count")
+        page.keyboard.press("Control+A")
+        page.keyboard.type("4")
+        page.click('[data-seat="0"]')
+        page.keyboard.press("Control+A")
+        page.keyboard.type("Zoe")
+        assert page.input_value('[data-seat="0"]') == "Zoe"
+        assert len(page.query_selector_all("[data-seat]")) == 4
+        # Check a name typed in a seat taken away comes back with the seat
+        page.fill('[data-seat="3"]', "Yan")
+        page.fill("#new-seat-count", "3")
+        page.dispatch_event("#new-seat-count", "change")
+        page.fill("#new-seat-count", "4")
+        page.dispatch_event("#new-seat-count", "change")
+        names = [page.input_value(f'[data-seat="{i}"]') for i in range(4)]
+        assert names == ["Zoe", "Bob", "Cid", "Yan"]
+        page.click("#create")
+        wait_until(page, lambda: "/play" in page.url, what="the host page")
+        game_id = page.url.split("/games/")[1].split("/")[0]
+        assert get(live_site.base_url, f"/games/{game_id}")["players"] == names
+    finally:
+        context.close()
 
 
 def test_a_bad_invitation_link_shows_the_table_to_watch_and_drops_the_token(browser, live_site):
@@ -182,6 +222,27 @@ def test_a_bad_invitation_link_shows_the_table_to_watch_and_drops_the_token(brow
         assert "not valid" in seat.page.text_content("#problem")
     finally:
         close(seat)
+
+
+def test_a_reopened_address_says_how_to_play_and_offers_this_browsers_seat(browser, live_site):
+    game = create(live_site.base_url, "vampir", seed=4)
+    stranger = open_page(browser, play_url(live_site, game), "stranger")
+    ann = open_page(browser, play_url(live_site, game, "Ann"), "Ann")
+    try:
+        # Check a stranger's bare address says how to play instead of a bare table
+        assert stranger.page.is_visible("#spectator-hint")
+        assert "invitation link" in stranger.page.text_content("#spectator-hint")
+        assert not stranger.page.is_visible("#back-to-seat")
+        # Check the address reopened in a new tab of Ann's browser offers her seat back
+        tab = ann.context.new_page()
+        tab.goto(play_url(live_site, game))
+        wait_until(tab, lambda: tab.is_visible("#back-to-seat"), what="the offer of Ann's seat")
+        assert root(tab, "data-role") == "spectator"
+        tab.click("#back-to-seat")
+        wait_until(tab, lambda: root(tab, "data-you") == "Ann", what="Ann's seat again")
+        assert "token" not in tab.url and not tab.is_visible("#spectator-hint")
+    finally:
+        close(stranger, ann)
 
 
 def test_the_host_aborts_and_every_page_shows_it(browser, live_site):
@@ -198,6 +259,11 @@ def test_the_host_aborts_and_every_page_shows_it(browser, live_site):
             wait_until(seat.page, lambda s=seat: root(s.page, "data-status") == "aborted",
                        what="the aborted game")
             assert "aborted" in seat.page.text_content("#result")
+        # Check a game that is over offers no abort, also on a host page opened afterwards
+        assert not host.page.is_visible("#abort-form")
+        again = open_page(browser, f"{play_url(live_site, game)}?token={game['host_token']}", "host")
+        assert root(again.page, "data-role") == "host" and not again.page.is_visible("#abort-form")
+        close(again)
     finally:
         close(host, spectator)
 

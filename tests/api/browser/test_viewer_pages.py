@@ -107,6 +107,11 @@ def test_the_game_list_links_every_game_to_its_viewer(site: Site):
     html = client.get("/").get_data(as_text=True)
     for game in [*site.finished.values(), site.in_progress]:
         assert f'href="/games/{game.game_id}/viewer"' in html
+    # Check the newest games come first (the game in progress was stored last)
+    rows = re.findall(r'class="game-row" data-game-id="([^"]+)"', html)
+    stored = [g.game_id for g in [*site.finished.values(), site.in_progress]]
+    places = [rows.index(game_id) for game_id in stored]
+    assert places == sorted(places, reverse=True), places
     # Check the filters narrow the list
     html = client.get("/?status=finished&game=vampir").get_data(as_text=True)
     assert f"/games/{site.finished['vampir'].game_id}/viewer" in html
@@ -114,6 +119,9 @@ def test_the_game_list_links_every_game_to_its_viewer(site: Site):
     assert f"/games/{site.finished['voodoo-prince'].game_id}/viewer" not in html
     # Check a hand-edited query narrows nothing instead of failing
     assert client.get("/?status=nonsense&after=x&game=chess").status_code == 200
+    # Check a list with no match says so and leads back to every game, not to the API
+    html = client.get("/?player=nobody-here").get_data(as_text=True)
+    assert "No game matches" in html and 'href="/"' in html and "POST /games" not in html
 
 
 def test_the_openapi_document_describes_the_viewer(site: Site):

@@ -68,12 +68,12 @@ def test_sqlite_lists_10000_games_with_the_work_of_10(tmp_path):
     small, small_path = sqlite_views(tmp_path, 10, ["vampir"], ["player07", "a", "b"])
     large, large_path = sqlite_views(tmp_path, 10_000, KINDS, CROWD)
     try:
-        for (game, status, player), after in product(FILTERS, [0, 5000]):
-            text, params = large.games_query(game, status, player, after, PAGE + 1)
+        for (game, status, player), after, newest in product(FILTERS, [0, 5000], [False, True]):
+            text, params = large.games_query(game, status, player, after, PAGE + 1, newest)
             rows, plan, steps = sqlite_work(large_path, text, params)
             small_rows, _, small_steps = sqlite_work(
-                small_path, *small.games_query(game, status, player, 0, PAGE + 1))
-            where = (game, status, player, after)
+                small_path, *small.games_query(game, status, player, 0, PAGE + 1, newest))
+            where = (game, status, player, after, newest)
             # Check a full page from an index range: no scan, no sort of all matches
             assert len(rows) == len(small_rows) == PAGE + 1, where
             # (the only scan allowed is of the at most PAGE + 1 positions picked first)
@@ -90,6 +90,14 @@ def test_sqlite_lists_10000_games_with_the_work_of_10(tmp_path):
             seen += [g["game_id"] for g in page]
         text, params = large.games_query("vampir", None, "player07", 0, 100_000)
         assert seen == [row[1] for row in sqlite_work(large_path, text, params)[0]]
+        # Check newest first pages through the same games, backwards
+        page, cursor = large.games_page(game="vampir", player="player07", limit=50, newest=True)
+        backwards = [g["game_id"] for g in page]
+        while cursor is not None:
+            page, cursor = large.games_page(game="vampir", player="player07", after=cursor,
+                                            limit=50, newest=True)
+            backwards += [g["game_id"] for g in page]
+        assert backwards == seen[::-1]
     finally:
         small.factory.close()
         large.factory.close()
@@ -112,14 +120,14 @@ def test_postgres_lists_10000_games_from_index_ranges(postgres_env):
         with view._transaction(commit=True) as c:
             for table in ("readmodel_games", "readmodel_game_players"):
                 c.execute(f'ANALYZE "{postgres_env["POSTGRES_SCHEMA"]}"."{table}"')
-        for (game, status, player), after in product(FILTERS, [0, 5000]):
-            text, params = view.games_query(game, status, player, after, PAGE + 1)
+        for (game, status, player), after, newest in product(FILTERS, [0, 5000], [False, True]):
+            text, params = view.games_query(game, status, player, after, PAGE + 1, newest)
             with view._transaction(commit=False) as c:
                 c.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + text, params)
                 plan = c.fetchone()["QUERY PLAN"]
             nodes = plan_nodes((json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"])
             kinds = [n["Node Type"] for n in nodes]
-            where = (game, status, player, after)
+            where = (game, status, player, after, newest)
             # Check index scans under a limit that read no more rows than the page holds
             assert "Seq Scan" not in kinds and "Sort" not in kinds, (where, kinds)
             assert max(n["Actual Rows"] for n in nodes) <= PAGE + 1, (where, kinds)
