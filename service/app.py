@@ -29,7 +29,7 @@ from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
 from service.errors import Conflict
 from service.follower import POLL_SECONDS, Follower
-from service.internals import SaveHooks, bound_retries, tune_pool
+from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
 from service.reads import Reads, shown_event
 from service.repository import GameRepository, project_events
@@ -93,10 +93,12 @@ class Games(SaveHooks):
     # -- infrastructure: safe under several threads, processes and machines ---------------
 
     def construct_factory(self, env: Any) -> Any:
-        """eventsourcing's factory; SQLite connections get a statement cache and durability."""
+        """eventsourcing's factory; SQLite connections get a statement cache and durability,
+        PostgreSQL's pool reconnects as soon as the server is back."""
         factory = super().construct_factory(env)
         if isinstance(factory, SQLiteFactory):
             tune_pool(factory.datastore.pool, env.get("SQLITE_SYNCHRONOUS") or "NORMAL")
+        reconnect_promptly(factory)
         return factory
 
     def construct_recorder(self) -> Any:

@@ -27,7 +27,7 @@ from eventsourcing.utils import Environment
 
 from domain.core import Game, event_data
 from service.app import Games
-from service.internals import tune_pool
+from service.internals import reconnect_promptly, tune_pool
 from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
 from service.settings import storage_env
 
@@ -147,6 +147,7 @@ def sibling_db(games_db: str) -> str:
 def open_view(env: Mapping[str, str]) -> ReadModelView:
     """The views' recorder for an environment from `views_env` (tables created if missing)."""
     factory = InfrastructureFactory.construct(env=Environment(NAME, {**os.environ, **env}))
+    reconnect_promptly(factory)  # after a PostgreSQL outage, follow the log again at once
     tracking_class: Any = factory.tracking_recorder_class
     if issubclass(tracking_class, SQLiteTrackingRecorder):
         view_class: Any = SQLiteReadModelView
