@@ -98,6 +98,7 @@ def play_page(game_id: str):
             "abort": url_for("live.Abort", game_id=game.id),
             "invitations": url_for("play.Invitations", game_id=game.id),
             "viewer": url_for("viewer.viewer_page", game_id=game.id),
+            "rules": url_for("rules.rules_page", game=game.KEY),
             "list": url_for("viewer.game_list"),
         },
     }

@@ -524,10 +524,22 @@ function showRefusal(error) {
   box.dataset.code = error.code || "";
   box.dataset.rule = error.rule || "";
   box.replaceChildren(
-    el("strong", {}, error.rule ? t("Refused — ruling %(rule)s", { rule: error.rule }) : t("Refused")),
+    el("strong", {}, error.rule ? withRuleLink(t("Refused — ruling %(rule)s", { rule: error.rule }), error.rule) : t("Refused")),
     el("span", { class: "refusal-message" }, ` ${error.message}`),
   );
   box.hidden = false;
+}
+
+// The ruling's id in a sentence becomes a link to its text on the game's rules page.
+function ruleLink(rule) {
+  return el("a", { class: "rule-link", "data-rule": rule, href: `${urls.rules}#${rule.toLowerCase()}`,
+    target: "_blank", rel: "noopener", title: t("Read ruling %(rule)s", { rule }) }, rule);
+}
+
+function withRuleLink(sentence, rule) {
+  const at = sentence.indexOf(rule);
+  if (at < 0) return [sentence, " ", ruleLink(rule)];
+  return [sentence.slice(0, at), ruleLink(rule), sentence.slice(at + rule.length)];
 }
 
 function hideRefusal() {

@@ -68,6 +68,14 @@ def test_vq6_a_refused_play_is_shown_with_its_ruling_and_changes_nothing(browser
         assert "VQ-6" in page.text_content("#refusal")
         assert page.get_attribute("#refusal", "data-code") == "illegal_move"
         assert get(live_site.base_url, f"/games/{game['game_id']}")["version"] == int(version)
+        # Check the ruling links to its text on the game's rules page, opened beside the table
+        with seat.context.expect_page() as opened:
+            page.click("#refusal a.rule-link")
+        rules = opened.value
+        rules.wait_for_load_state()
+        assert rules.url.endswith("/rules/vampire-queen#vq-6")
+        assert "VQ-6" in rules.text_content("li:has(> a#vq-6)")
+        rules.close()
         # Check the seat can still play: a legal button clears the refusal and is taken
         wait_until(page, lambda: bool(ready_moves(page)), what="my moves again")
         page.locator(f"{READY} button[data-move]").first.click()

@@ -1,0 +1,93 @@
+"""Rules at the table: each game's rules page in the app, from the project's own docs/rules/.
+
+`GET /rules/{game}` renders `docs/rules/<game>.md` (the page the refusals cite) as HTML, each
+ruling reachable by its id as the anchor (`/rules/voodoo-prince#vp-5`), so the play page links a
+refusal's ruling to its text. The rules are written in English; the page around them follows the
+reader's language.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import render_template, url_for
+from markdown_it import MarkdownIt
+
+from api.errors import GruftBlueprint
+from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES, _error_page
+from domain import available_games
+from service import GameNotFound
+
+blp = GruftBlueprint("rules", __name__, description="The games' rules pages (HTML)",
+                     template_folder="templates")
+
+RULES_DIR = Path(__file__).resolve().parents[1] / "docs" / "rules"
+
+
+def rules_path(key: str) -> Path:
+    """Where a game's rules page is written (docs/rules/<game key>.md)."""
+    return RULES_DIR / f"{key}.md"
+
+
+def ruling_anchor(rule: str) -> str:
+    """The anchor of a ruling on its game's page: 'VP-5' -> 'vp-5' (as docs/rules/ writes it)."""
+    return rule.strip().lower()
+
+
+def _link_target(href: str) -> str | None:
+    """Where a link of a rules page points in the app; None for one into the source tree."""
+    parts = urlsplit(href)
+    if parts.scheme in ("http", "https", "mailto") or href.startswith("#"):
+        return href
+    name = Path(parts.path).name
+    if parts.path and "/" not in parts.path and name.endswith(".md") \
+            and name[:-3] in available_games():
+        target = url_for("rules.rules_page", game=name[:-3])
+        return f"{target}#{parts.fragment}" if parts.fragment else target
+    return None  # the code or another document: the words stay, the link goes
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable("table")  # html stays on: the rulings' <a id> anchors
+
+    def link_open(renderer: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
+        token = tokens[idx]
+        target = _link_target(token.attrGet("href") or "")
+        env.setdefault("links", []).append(target is not None)
+        if target is None:
+            return '<span class="source-ref">'
+        token.attrSet("href", target)
+        return renderer.renderToken(tokens, idx, options, env)
+
+    def link_close(renderer: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
+        kept = env["links"].pop()
+        return renderer.renderToken(tokens, idx, options, env) if kept else "</span>"
+
+    md.add_render_rule("link_open", link_open)
+    md.add_render_rule("link_close", link_close)
+    return md
+
+
+@cache
+def rendered(key: str) -> str:
+    """A game's rules page as HTML (read once per process: the pages ship with the code)."""
+    return _markdown().render(rules_path(key).read_text(encoding="utf-8"), {})
+
+
+@blp.route("/rules/<game>")
+@blp.doc(responses={200: HTML_PAGE, 404: {"description": "not_found: no such game"}})
+def rules_page(game: str):
+    """A game's rules, ruling by ruling, each ruling's id its anchor (HTML)."""
+    if game not in available_games() or not rules_path(game).is_file():
+        raise GameNotFound(f"no rules page for {game!r}")
+    html = render_template("rules.html", game=game, title=TITLES.get(game, game),
+                           rules=rendered(game))
+    return html, 200, SECURITY_HEADERS
+
+
+@blp.errorhandler(GameNotFound)
+def _not_found(err: GameNotFound):
+    return _error_page(404, "not_found", err)
