@@ -34,10 +34,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         viewer,
     )
     from api.errors import GruftApi, register_error_handlers
+    from api.settings import source
     from service import Games
     from service.gamelog import Appender, GameLog
     from service.readmodels import read_models
-    from service.settings import data_dir
+    from service.settings import Settings, data_dir
     from service.signing import SigningKey
 
     app = Flask(__name__)
@@ -55,8 +56,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     i18n.init_app(app)  # the language of pages and messages: ?lang=, Accept-Language, English
     inputs.init_app(app)  # bounded bodies and URLs; before the JSON provider's options below
     app.json.sort_keys = False
-    env = app.config["GRUFT_ENV"]
-    store = Games(env=dict(os.environ) if env is None else env)
+    env = dict(os.environ) if app.config["GRUFT_ENV"] is None else app.config["GRUFT_ENV"]
+    # Every setting read once, here (service.settings.Settings): the process environment under
+    # the eventsourcing environment given, under the variables the config sets.
+    store = Games(env=env, settings=Settings.read(source({**os.environ, **env}, app.config)))
     app.extensions["gruft"] = store
     # The read side (game index, statistics) beside it, one per Application, read through
     # api.reads. A served app starts following the log at once (a worker's runner thread

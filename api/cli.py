@@ -9,7 +9,7 @@ import shutil
 import sys
 
 from service.health import StoreNotWritable, check_folder, check_writable
-from service.settings import SettingsError, check_settings, data_dir, storage_env
+from service.settings import Settings, SettingsError, check_settings, data_dir, storage_env
 
 # The serving model (issue 15): gunicorn's gthread workers. Each worker's main loop accepts
 # connections and waits for idle ones in a selector; every request, a live stream included, gets a
@@ -17,8 +17,8 @@ from service.settings import SettingsError, check_settings, data_dir, storage_en
 # (no CPU), so a worker holds as many streams as it has threads; a slow or idle client ties up
 # only its own connection, never the worker (sync workers serve one request at a time, and two
 # slow clients froze a two-worker server for 30 s: issue 16). Measured by bench/streams.py.
-DEFAULT_WORKERS = 2
-DEFAULT_THREADS = 1000  # per worker; threads start on demand, an idle pool costs nothing
+DEFAULT_WORKERS = Settings().workers
+DEFAULT_THREADS = Settings().threads  # per worker; started on demand, an idle pool costs nothing
 KEEPALIVE_SPARE = 100  # idle kept-alive connections a worker keeps beyond its threads
 
 
@@ -66,6 +66,11 @@ def serve(args: argparse.Namespace) -> int:
     except (SettingsError, StoreNotWritable) as exc:
         print(f"gruft serve: {exc}", file=sys.stderr)
         return 2
+    settings = Settings.read()  # the command line's options over the environment's
+    args.host = args.host or settings.host
+    args.port = settings.port if args.port is None else args.port
+    args.workers = args.workers or settings.workers
+    args.threads = args.threads or settings.threads
     gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
     if args.fd is not None:
         bind, where = f"fd://{args.fd}", f"inherited socket {args.fd}"
@@ -106,15 +111,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                     "request, a live stream included, holds one thread of its worker while it "
                     "runs, so the server holds about workers x threads open streams and still "
                     "answers commands; slow or idle clients never block a worker.")
-    p.add_argument("--host", default=os.environ.get("GRUFT_HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("GRUFT_PORT", "8000")))
+    defaults = Settings()
+    p.add_argument("--host", help=f"the address to listen on (env GRUFT_HOST; default "
+                                  f"{defaults.host})")
+    p.add_argument("--port", type=int, help=f"the port (env GRUFT_PORT; default {defaults.port})")
     p.add_argument("--workers", type=int,
-                   default=int(os.environ.get("GRUFT_WORKERS", DEFAULT_WORKERS)),
-                   help="worker processes (env GRUFT_WORKERS; default %(default)s)")
+                   help=f"worker processes (env GRUFT_WORKERS; default {defaults.workers})")
     p.add_argument("--threads", type=int,
-                   default=int(os.environ.get("GRUFT_THREADS", DEFAULT_THREADS)),
                    help="threads per worker, each serving one request or open stream at a time "
-                        "(env GRUFT_THREADS; default %(default)s)")
+                        f"(env GRUFT_THREADS; default {defaults.threads})")
     p.add_argument("--fd", type=int, default=None, metavar="N",
                    help="serve the listening socket inherited as file descriptor N "
                         "(--host and --port are then unused)")

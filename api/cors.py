@@ -8,20 +8,15 @@ cookies, so credentials are not allowed.
 
 from __future__ import annotations
 
-import os
-
 from flask import Flask
 from flask_cors import CORS
 
+from api.settings import settings
+
 
 def allowed_origins(app: Flask) -> list[str]:
-    """The configured origins: the app's GRUFT_CORS_ORIGINS setting, else the environment's."""
-    configured = app.config.get("GRUFT_CORS_ORIGINS")
-    if configured is None:
-        configured = os.environ.get("GRUFT_CORS_ORIGINS", "")
-    if isinstance(configured, str):
-        configured = configured.split(",")
-    return [origin.strip().rstrip("/") for origin in configured if origin.strip()]
+    """The configured origins (GRUFT_CORS_ORIGINS)."""
+    return list(settings(app).cors_origins)
 
 
 def init_app(app: Flask) -> None:

@@ -17,15 +17,14 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from flask import current_app, request
+from flask import request
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from api.errors import RETRY_AFTER_SECONDS
-from api.limits import setting
+from api.settings import settings
 
 STREAM, POLL = "stream", "long poll"
-PER_ADDRESS = {STREAM: ("GRUFT_STREAMS_PER_ADDRESS", "64"),
-               POLL: ("GRUFT_POLLS_PER_ADDRESS", "16")}
+PER_ADDRESS = {STREAM: "streams_per_address", POLL: "polls_per_address"}  # Settings' fields
 
 
 class Holds:
@@ -80,12 +79,9 @@ def client_address() -> str:
 
 def holds_max() -> int | None:
     """The most streams and long polls a worker holds (GRUFT_STREAMS_MAX); None: no cap."""
-    configured = setting(current_app, "GRUFT_STREAMS_MAX")
-    return int(configured) if configured else None
+    return settings().streams_max
 
 
 def per_address(kind: str) -> int | None:
     """The most of `kind` one address holds in a worker; None (set to 0): no cap."""
-    name, default = PER_ADDRESS[kind]
-    value = int(setting(current_app, name, default) or "0")
-    return value or None
+    return getattr(settings(), PER_ADDRESS[kind]) or None

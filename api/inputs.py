@@ -16,15 +16,16 @@ from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
-from api.limits import setting
+from api.settings import settings
 from domain.core.chain import DuplicateKey, strict_loads
+from service.settings import Settings
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: commands and setups are a few hundred bytes
 # Replay documents (verify, import). The largest export measured at the options' limits: a
 # 12-player, 20-phase Vampire Queen game with 40-character names of astral-plane characters
 # (12 bytes each as Flask escapes them) and a 200-character seed, random play over 20 seeds:
 # 4.34 MB (1.6 MB with ASCII names). 8 MiB leaves nearly twice that (tests/api/test_limits.py).
-MAX_DOCUMENT_BYTES = 8 << 20
+MAX_DOCUMENT_BYTES = Settings().max_document_bytes
 DOCUMENT_ENDPOINTS = frozenset({"replays.VerifyReplay", "replays.ImportReplay"})
 # Deeper than any request needs (a replay document nests 8 levels): nothing that walks a body
 # afterwards (schemas, canonical JSON, hashing) can recurse far.
@@ -168,9 +169,7 @@ def init_app(app: Flask) -> None:
 
     # VampiRing without max_turns has no longest game (families may never fight): an operator
     # who keeps such long games raises the bound (GRUFT_MAX_DOCUMENT_BYTES, docs/deployment.md).
-    bound = int(setting(app, "GRUFT_MAX_DOCUMENT_BYTES", str(MAX_DOCUMENT_BYTES)))
-
     @app.before_request
     def bound_documents() -> None:
         if request.endpoint in DOCUMENT_ENDPOINTS:
-            request.max_content_length = bound
+            request.max_content_length = settings().max_document_bytes

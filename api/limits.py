@@ -11,12 +11,12 @@ redis://127.0.0.1:6379: one count shared by every worker and machine). Over it: 
 from __future__ import annotations
 
 import hmac
-import os
 
 from flask import Flask, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from api.settings import settings
 from service import Unauthorized
 
 DEFAULT_CREATE_LIMIT = "60/minute"
@@ -25,15 +25,10 @@ OFF = "0"
 CREATING = frozenset({("games.GameCollection", "POST"), ("replays.ImportReplay", "POST")})
 
 
-def setting(app: Flask, name: str, default: str | None = None) -> str | None:
-    """A setting from the app's config (tests), else from the environment."""
-    value = app.config.get(name)
-    return str(value) if value is not None else os.environ.get(name, default)
-
-
 def init_app(app: Flask) -> Limiter | None:
     """Guard the creating routes (call after the blueprints are registered)."""
-    key = setting(app, "GRUFT_CREATE_KEY")
+    config = settings(app)
+    key = config.create_key
     if key:
         @app.before_request
         def require_create_key() -> None:
@@ -41,13 +36,13 @@ def init_app(app: Flask) -> Limiter | None:
                 raise Unauthorized("creating or importing a game needs "
                                    "'Authorization: Bearer <the server's creation key>'")
 
-    limit = (setting(app, "GRUFT_CREATE_LIMIT", DEFAULT_CREATE_LIMIT) or OFF).strip()
+    limit = config.create_limit or OFF
     if limit == OFF:
         return None
     limiter = Limiter(
         get_remote_address, app=app,
-        storage_uri=setting(app, "GRUFT_RATELIMIT_STORAGE", "memory://"),
-        key_prefix=setting(app, "GRUFT_RATELIMIT_PREFIX", "gruft") or "gruft",
+        storage_uri=config.ratelimit_storage,
+        key_prefix=config.ratelimit_prefix or "gruft",
         headers_enabled=True,  # X-RateLimit-* and, over the limit, Retry-After
         # Redis unreachable: count in memory meanwhile rather than answer 500 to every creation.
         in_memory_fallback_enabled=True,

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import orjson
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, request
 from flask.views import MethodView
 
 from api import gcpause, schemas
@@ -33,7 +33,7 @@ from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
 from api.holds import HOLDS as SLOTS
 from api.holds import STREAM, client_address, holds_max, per_address
-from api.limits import setting
+from api.settings import settings
 from api.stream_writer import KEEPALIVE, RESYNC_SECONDS, StreamWriter, usable
 from domain.core import Game
 from service import Games
@@ -45,7 +45,6 @@ blp = GruftBlueprint("live", __name__, description="Live play: the event stream 
 log = logging.getLogger("gruft.api")
 
 SHARED_MESSAGES = 4096  # messages a worker keeps for other streams of the same game and viewer
-KEEPALIVE_SECONDS = 15.0  # docs/api.md: a comment line at least every 15 s keeps idle streams open
 STREAM_HEADERS = {
     "Cache-Control": "no-store",
     "X-Accel-Buffering": "no",  # a buffering proxy in front (nginx) passes each message on
@@ -67,8 +66,8 @@ def init_app(app: Flask) -> None:
     if app.testing or threading.current_thread() is not threading.main_thread():
         return
     store: Games = app.extensions["gruft"]
-    if setting(app, "GRUFT_GC_FREEZE", "1") != "0":
-        gcpause.install(float(setting(app, "GRUFT_GC_UNFREEZE", str(gcpause.UNFREEZE_SECONDS))))
+    if settings(app).gc_freeze:
+        gcpause.install(settings(app).gc_unfreeze)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
         if not callable(previous):
@@ -83,8 +82,7 @@ def init_app(app: Flask) -> None:
 
 def keepalive_seconds() -> float:
     """How often an idle stream gets a comment line (GRUFT_STREAM_KEEPALIVE; tests shorten it)."""
-    configured = setting(current_app, "GRUFT_STREAM_KEEPALIVE", str(KEEPALIVE_SECONDS))
-    return max(0.01, min(float(configured), KEEPALIVE_SECONDS))
+    return settings().stream_keepalive
 
 
 def stream_token(query: dict[str, Any]) -> str | None:
@@ -155,7 +153,7 @@ stream_writer: PerApplication[StreamWriter] = PerApplication(
 
 def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
     """The socket the writer takes over, unless GRUFT_STREAM_WRITER=0 or it cannot."""
-    return usable(environ) if setting(current_app, "GRUFT_STREAM_WRITER", "1") != "0" else None
+    return usable(environ) if settings().stream_writer else None
 
 
 def streams_max() -> int | None:

@@ -25,7 +25,7 @@ from typing import Any
 from flask import Flask, current_app
 from werkzeug.exceptions import BadRequest, ServiceUnavailable, TooManyRequests
 
-from api.limits import setting
+from api.settings import settings
 
 RETRY_AFTER_SECONDS = 1
 NICENESS = 10  # a verifying process yields the CPU to the workers' request threads
@@ -144,7 +144,6 @@ def verifier() -> Verifier:
 
 def init_app(app: Flask) -> None:
     """GRUFT_VERIFY_PROCESSES, GRUFT_VERIFY_QUEUE, GRUFT_VERIFY_PER_ADDRESS."""
-    gate = Gate(capacity=int(setting(app, "GRUFT_VERIFY_QUEUE", "4")),
-                per_address=int(setting(app, "GRUFT_VERIFY_PER_ADDRESS", "1")))
-    app.extensions["gruft.verifier"] = Verifier(int(setting(app, "GRUFT_VERIFY_PROCESSES", "1")),
-                                                gate)
+    config = settings(app)
+    gate = Gate(capacity=config.verify_queue, per_address=config.verify_per_address)
+    app.extensions["gruft.verifier"] = Verifier(config.verify_processes, gate)

@@ -42,24 +42,15 @@ from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
 from service.readmodels.lifecycle import PerApplication, supervise
 from service.seats import ASSIGNED_TOPIC
-from service.settings import storage_env
+from service.settings import Settings, storage_env
 
 log = logging.getLogger("gruft.bots")
 
 LOCK_NAME = "bots"
-DEFAULT_DELAY = 0.3  # seconds between a bot being awaited and its move
+DEFAULT_DELAY = Settings().bot_delay  # seconds between a bot being awaited and its move
 IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
 PAGE = 500  # notifications read at a time
 BUSY_RETRY_SECONDS = 0.5  # after the store was busy (nothing was written)
-MODES = ("embedded", "external")
-
-
-def settings(env: Mapping[str, str]) -> float:
-    """GRUFT_BOT_DELAY from an environment, checked."""
-    delay = float(env.get("GRUFT_BOT_DELAY") or DEFAULT_DELAY)
-    if not 0 <= delay <= 60:
-        raise ValueError("GRUFT_BOT_DELAY is 0 to 60 seconds")
-    return delay
 
 
 class BotFeed:
@@ -261,7 +252,7 @@ class EmbeddedBots:
 
     def __init__(self, games: Games) -> None:
         env = dict(games.storage)
-        delay = settings(env)
+        delay = games.settings.bot_delay
         # Where the lock lives; computed once, so an in-memory store's lock is its own.
         self.lock_env = views_env(env)
         self.runner = BotRunner(weakref.ref(games), delay=delay)
@@ -304,11 +295,7 @@ def embedded_bots(games: Games) -> EmbeddedBots:
 def bots_starter(games: Games) -> Callable[[], Any]:
     """What an API worker calls to start (or nudge) its bot runner: nothing when GRUFT_BOTS
     is `external` (a `gruft bots` process plays)."""
-    mode = games.storage.get("GRUFT_BOTS") or "embedded"
-    if mode not in MODES:
-        raise ValueError("GRUFT_BOTS is 'embedded' or 'external'")
-    settings(games.storage)  # a bad delay is refused when the app starts, not in a thread
-    if mode == "external":
+    if games.settings.bots == "external":
         return lambda: None
     return lambda: embedded_bots(games)
 
@@ -334,7 +321,7 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
     """
     env = storage_env(env)
     stop = stop or threading.Event()
-    delay = settings(env)
+    delay = Settings.read(env).bot_delay  # a bad one is said before the lock is waited for
     lock = RunnerLock(views_env(env), LOCK_NAME)
     lock.take(lock_wait, stop, "another bot runner holds the lock")
     games = Games(env)

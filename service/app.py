@@ -28,13 +28,13 @@ from service.arbiter import Annotations, Arbiter
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
 from service.errors import Conflict
-from service.follower import POLL_SECONDS, Follower
+from service.follower import Follower
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
 from service.reads import Reads, shown_event
 from service.repository import GameRepository, project_events
 from service.seats import BotSeats, check_bots, with_bots
-from service.settings import storage_env
+from service.settings import Settings, storage_env
 from service.tokens import draw_salt, draw_seed, issue_credentials
 
 RACE_ATTEMPTS = 50  # runs of one command without expected_version that lost the race to others
@@ -68,18 +68,19 @@ class Games(SaveHooks):
     name = "gruft"
     snapshotting_intervals: Mapping[type, int] = {}
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None,
+                 settings: Settings | None = None) -> None:
+        self.settings = settings or Settings.read(env)  # gruft's own, read once
         env = storage_env(env)
         self.storage = env  # the resolved storage settings (data_dir, signing key)
-        interval = int(env["SNAPSHOT_INTERVAL"])  # storage_env always sets it
+        interval = self.settings.snapshot_interval
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
         super().__init__(env=env)
         self.access = Access(self.repository)  # tokens to viewers, bot seats
         # The one reader of the log in this process (service/follower.py): the live updates,
         # the read models and the bot runner subscribe to it.
-        self.follower = Follower(self.recorder,
-                                 poll=float(self.env.get("GRUFT_LIVE_POLL") or POLL_SECONDS))
+        self.follower = Follower(self.recorder, poll=self.settings.live_poll)
         weakref.finalize(self, self.follower.close)  # an Application let go without close()
         # Who waits for which game (streams, long polls) and how they learn of changes
         # (service/live.py).

@@ -33,7 +33,6 @@ from service.readmodels.views import ReadModelView
 log = logging.getLogger("gruft.projections")
 
 LOCK_RETRY_SECONDS = 2.0
-DEFAULT_WAIT_SECONDS = 5.0
 
 T = TypeVar("T")
 
@@ -234,10 +233,8 @@ class ReadModels:
 
     def __init__(self, games: Games) -> None:
         self.env = views_env({**games.storage})
-        self.mode = self.env.get("GRUFT_PROJECTIONS", "embedded")
-        if self.mode not in ("embedded", "external"):
-            raise ValueError("GRUFT_PROJECTIONS is 'embedded' or 'external'")
-        self.wait_seconds = float(self.env.get("GRUFT_VIEWS_WAIT", DEFAULT_WAIT_SECONDS))
+        self.mode = games.settings.projections
+        self.wait_seconds = games.settings.views_wait
         self._games = weakref.ref(games)
         self._head: Callable[[], int | None] = games.recorder.max_notification_id
         self.view: ReadModelView = open_view(self.env)

@@ -4,7 +4,7 @@
 with its position. `ViewsFeed` is its subscriber to the process's log follower
 (service/follower.py): it hands the projection each page of notifications the follower reads,
 and the projection applies the events of one page in one transaction with the position of the
-last (`BATCH_MAX` at most): a transaction per event cost ~0.2 ms of SQLite work each, a third of
+last (`READMODELS_BATCH` at most): a transaction per event cost ~0.2 ms of SQLite work each, a third of
 a command's CPU under load (docs/performance.md). `ReadModelRunner` subscribes a feed to an
 Application's follower — the API worker's own, or (`gruft project`) one it makes.
 """
@@ -29,13 +29,10 @@ from domain.core import Game, event_data
 from service.app import Games
 from service.internals import reconnect_promptly, tune_pool
 from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
-from service.settings import storage_env
+from service.settings import Settings, storage_env
 
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
 MIRROR_SIZE = 512  # games in progress whose state the projection keeps between events
-# Events applied in one transaction at most (eventsourcing pulls 500 at a time); READMODELS_BATCH
-# lowers it (smaller transactions; the crash test needs a runner that is mid-way for longer).
-BATCH_MAX = max(1, int(os.environ.get("READMODELS_BATCH") or 500))
 
 
 class GameViews(Projection[ReadModelView]):
@@ -53,8 +50,12 @@ class GameViews(Projection[ReadModelView]):
     topics = ()  # every event, so the position reaches the log's head (read-your-writes)
 
     def __init__(self, view: ReadModelView, load: Any = None,
-                 caught_up: Callable[[], bool] = lambda: True) -> None:
+                 caught_up: Callable[[], bool] = lambda: True,
+                 batch: int = Settings().readmodels_batch) -> None:
         super().__init__(view)
+        # Events applied in one transaction at most (eventsourcing pulls 500 at a time);
+        # READMODELS_BATCH lowers it (the crash test needs a runner mid-way for longer).
+        self.batch = batch
         self._load = load  # (game id, version) -> the game after that event
         self._mirror: OrderedDict[UUID, Game] = OrderedDict()
         self.loads = 0  # mirror misses, for the benchmark figures
@@ -71,7 +72,7 @@ class GameViews(Projection[ReadModelView]):
         """
         if isinstance(domain_event, Game.Event):
             self._pending.append(self._update(domain_event, tracking))
-        if self.caught_up() or len(self._pending) >= BATCH_MAX:
+        if self.caught_up() or len(self._pending) >= self.batch:
             pending, self._pending = self._pending, []
             self.view.apply(pending, tracking)
 
@@ -228,7 +229,8 @@ class ReadModelRunner:
         self.view = open_view(env)
         repository = games.repository
         self.projection = projection_class(
-            view=self.view, load=lambda gid, v: repository.get(gid, version=v))
+            view=self.view, load=lambda gid, v: repository.get(gid, version=v),
+            batch=games.settings.readmodels_batch)
         self.feed = ViewsFeed(self.projection, games.mapper, self.app_name)
         self._follower = games.follower
         self._unsubscribe = self._follower.subscribe(self.feed)

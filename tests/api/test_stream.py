@@ -3,6 +3,7 @@ answer (to_act, status), through the Flask app on a real SQLite file (docs/api.m
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import random
@@ -315,7 +316,8 @@ def test_a_worker_holds_no_more_streams_than_it_may(app, client):
     from api.live import SLOTS
 
     gid = new_game(client)["game_id"]
-    app.config["GRUFT_STREAMS_MAX"] = SLOTS.open + 1  # streams of other tests may still be open
+    store = app.extensions["gruft"]  # streams of other tests may still be open
+    store.settings = dataclasses.replace(store.settings, streams_max=SLOTS.open + 1)
     first = ClientStream(client, f"/games/{gid}/stream")
     assert first.status == 200
     refused = client.get(f"/games/{gid}/stream")

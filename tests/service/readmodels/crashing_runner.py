@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 
-from service.readmodels import projection, run
+from service.readmodels import run
 from service.readmodels.views import ReadModelView
 
 crash_at = int(sys.argv[1])
@@ -31,6 +31,5 @@ def apply_in_then_die(self, c, update):  # noqa: ANN001, ANN201 - a test double
 
 
 ReadModelView.apply_in = apply_in_then_die
-projection.BATCH_MAX = 40
-run(dict(os.environ), once=True, lock_wait=30)
+run({**os.environ, "READMODELS_BATCH": "40"}, once=True, lock_wait=30)
 print("not killed", flush=True)
