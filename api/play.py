@@ -23,9 +23,9 @@ from marshmallow import fields, validate
 
 from api.auth import MAX_TOKEN_LENGTH, bearer_token
 from api.errors import GruftBlueprint
-from api.games import games
+from api.games import games, viewer
 from api.live import keepalive_seconds
-from api.schemas import CreateGame, Error, StrictSchema
+from api.schemas import MAX_CURSOR, CreateGame, Error, StrictSchema
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from service import Forbidden, Unauthorized
@@ -99,6 +99,7 @@ def play_page(game_id: str):
             "invitations": url_for("play.Invitations", game_id=game.id),
             "viewer": url_for("viewer.viewer_page", game_id=game.id),
             "rules": url_for("rules.rules_page", game=game.KEY),
+            "narration": url_for("play.NarrationResource", game_id=game.id),
             "list": url_for("viewer.game_list"),
         },
     }
@@ -177,3 +178,38 @@ class Invitations(MethodView):
                 qr = segno.make(url, error="m").svg_data_uri(scale=4, border=2)
                 invitations.append({"player": player, "url": url, "qr": qr})
         return {"invitations": invitations}
+
+
+# -- the log in words ---------------------------------------------------------------------------
+
+class NarrationQuery(StrictSchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_CURSOR),
+                           metadata={"description": "only the events after this version"})
+
+
+class Told(StrictSchema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    text = fields.String(required=True, metadata={"description": "the event in plain words"})
+
+
+class Narration(StrictSchema):
+    events = fields.List(fields.Nested(Told), required=True)
+
+
+@blp.route("/games/<game_id>/narration")
+class NarrationResource(MethodView):
+    @blp.arguments(NarrationQuery(), location="query")
+    @blp.response(200, Narration)
+    @blp.alt_response(400, schema=Error, description="bad_request")
+    @blp.alt_response(401, schema=Error, description="unauthorized")
+    @blp.alt_response(404, schema=Error, description="not_found")
+    def get(self, query, game_id):
+        """The log in plain words (as the replay viewer tells it), as the caller may see it.
+
+        Told from the caller's redacted log: a seat reads its own secrets and nobody else's; a
+        spectator reads none. The last event's words may change once the next one is known
+        (who won the trick a card took), so a page asks again from one event earlier.
+        """
+        told = games().reads.narration(game_id, viewer(game_id), query["after"])
+        return {"events": told}

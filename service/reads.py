@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.core import SPECTATOR, Game, Viewer, event_record
+from domain.core.narration import tell
 from domain.core.visibility import sees_everything
 from service.access import Access, check_replay_open, seat_viewer
 from service.errors import GameNotFound
@@ -110,6 +111,18 @@ class Reads:
                     page.append(shown)
             if len(stored) < EVENTS_PAGE_MAX:
                 return page, None
+
+    def narration(self, game_id: str | UUID, viewer: Viewer, after: int = 0
+                  ) -> list[dict[str, Any]]:
+        """The log in plain words as the viewer may see it, the events after `after`.
+
+        Told from the viewer's redacted log, walked from the start (texts need context), so a
+        seat's page never reads in words what it could not read in the log.
+        """
+        game = self._repository.game(game_id)
+        shown = [shown_event(game, e, viewer) for e in self._repository.event_store.get(game.id)]
+        told = tell(type(game), shown, list(game.players), dict(game.options))
+        return [item for item in told if item["version"] > after]
 
     def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
         """Every event of a game, unredacted, with its chain links (export, audit)."""

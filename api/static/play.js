@@ -333,6 +333,39 @@ function logEvent(event) {
   const older = [...list.children].find((li) => Number(li.dataset.version) < event.version);
   list.insertBefore(item, older || null);
   while (list.children.length > 200) list.lastElementChild.remove();
+  if (event.version <= telling.upTo) telling.upTo = event.version - 1; // an older page slotted in
+  tellLog();
+}
+
+// The log in plain words, as the replay viewer tells it and as this seat may see it: the server
+// tells it from this viewer's redacted log. The last event's words can change with the next
+// (who won the trick a card took), so each ask starts one event before the last one told.
+const telling = { busy: false, again: false, upTo: 0 };
+
+async function tellLog() {
+  if (telling.busy) {
+    telling.again = true;
+    return;
+  }
+  telling.busy = true;
+  try {
+    do {
+      telling.again = false;
+      const answer = await getJSON(`${urls.narration}?after=${Math.max(0, telling.upTo - 1)}`);
+      for (const told of answer.events) {
+        const text = document.querySelector(`#events li[data-version="${told.version}"] .ev-text`);
+        if (text) {
+          text.textContent = told.text;
+          text.parentElement.dataset.told = "true";
+        }
+        telling.upTo = Math.max(telling.upTo, told.version);
+      }
+    } while (telling.again);
+  } catch {
+    /* the terse words stay; the next event asks again */
+  } finally {
+    telling.busy = false;
+  }
 }
 
 const FIELD_WORDS = {

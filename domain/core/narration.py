@@ -9,6 +9,7 @@ what is secret. Pure text from event data: no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from domain.core.visibility import Viewer, redact_event_data
@@ -41,6 +42,26 @@ def describe(game_cls: Any, records: list[dict[str, Any]], players: list[str],
         if seen:
             item["seen"] = seen
         out.append(item)
+    return out
+
+
+def tell(game_cls: Any, records: list[dict[str, Any]], players: list[str],
+         options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each event in plain words from the records exactly as given: a viewer's redacted log.
+
+    For a page that may show only what its viewer may see (a seat during play): the texts and
+    the context later texts need are both taken from those records, never from the whole data.
+    """
+    narrator = game_cls.NARRATOR(players, options)
+    out = []
+    for i, record in enumerate(records):
+        following = records[i + 1] if i + 1 < len(records) else None
+        type_, data = record["type"], record["data"]
+        out.append({"version": record["version"], "type": type_,
+                    "text": narrator.text(type_, data, following)})
+        # What this viewer was not shown leaves later texts with less context, never an error.
+        with suppress(KeyError, TypeError, ValueError, IndexError, AttributeError):
+            narrator.learn(type_, data)
     return out
 
 

@@ -76,6 +76,7 @@ def scrub(value, game_id: str, commitment: str = "<commitment>"):
     seed commitment, which each game's own salt makes different)."""
     text = json.dumps(value, sort_keys=True).replace(game_id, "<game>")
     text = text.replace(commitment, "<commitment>")
+    text = text.replace(commitment[:12], "<commitment>")  # as the words name it (narration)
     text = re.sub(r'"(timestamp|created_at)": "[^"]*"', r'"\1": "<time>"', text)
     return json.loads(text)
 
@@ -85,7 +86,8 @@ def seen_by(client, game: dict, headers: dict, player: str | None) -> dict:
     gid = game["game_id"]
     commitment = client.get(f"/games/{gid}").get_json()["seed_commitment"]
     paths = [f"/games/{gid}", f"/games/{gid}/events?limit=1000", f"/games/{gid}/export",
-             f"/games/{gid}/replay/0", f"/games/{gid}/replay/1", f"/games/{gid}/viewer"]
+             f"/games/{gid}/replay/0", f"/games/{gid}/replay/1", f"/games/{gid}/viewer",
+             f"/games/{gid}/narration"]
     if player:
         paths += [f"/games/{gid}/view", f"/games/{gid}/legal-moves"]
     out = {}

@@ -129,6 +129,31 @@ def test_vr5_vampiring_marks_where_the_three_vampires_would_land_then_confirms(b
         close(seat)
 
 
+# -- the log in words ----------------------------------------------------------------------------
+
+def test_the_log_is_told_in_words_each_seat_reading_only_its_own_secret_move(browser, live_site):
+    game = create(live_site.base_url, "vampiring", seed=6)
+    ann = open_page(browser, play_url(live_site, game, "Ann"), "Ann")
+    bob = open_page(browser, play_url(live_site, game, "Bob"), "Bob")
+    try:
+        wait_until(ann.page, lambda: bool(ready_moves(ann.page)), what="Ann's moves")
+        ann.page.click('[data-pick="metamorphosis"][data-value="b"]')
+        ann.page.click('[data-pick="direction"][data-value="ccw"]')
+        ann.page.click("#confirm")
+        told = '#events li[data-type="MoveSubmitted"][data-told="true"] .ev-text'
+        for seat in (ann, bob):
+            wait_until(seat.page, lambda s=seat: s.page.query_selector(told) is not None,
+                       what=f"{seat.name}'s log telling Ann's move")
+        # Check Ann reads her own move in words, Bob only that she moved
+        assert "secretly chooses metamorphosis b" in ann.page.text_content(told)
+        assert bob.page.text_content(told) == "Ann submits a secret move (VR-4)."
+        # Check the start of the game is told too (the log's first page, fetched on opening)
+        first = '#events li[data-version="1"][data-told="true"] .ev-text'
+        assert "sit down to VampiRing" in bob.page.text_content(first)
+    finally:
+        close(ann, bob)
+
+
 # -- the create form, the host's page, the invitations ----------------------------------------
 
 def test_the_create_form_starts_a_game_whose_host_page_lists_each_invitation(
