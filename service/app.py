@@ -29,6 +29,7 @@ from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
 from service.errors import Conflict
 from service.follower import Follower
+from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
 from service.reads import Reads, shown_event
@@ -105,7 +106,10 @@ class Games(SaveHooks):
     def construct_recorder(self) -> Any:
         """The events recorder; its tables are created race-safely (workers start together),
         and a store that is away is said within seconds (service.internals.bound_retries)."""
-        return bound_retries(retry_concurrent_ddl(super().construct_recorder), STORE_ATTEMPTS)
+        recorder = bound_retries(retry_concurrent_ddl(super().construct_recorder), STORE_ATTEMPTS)
+        if hasattr(recorder, "synchronous_commit"):  # PostgreSQL's (service/postgres.py)
+            recorder.synchronous_commit = self.settings.postgres_synchronous_commit
+        return recorder
 
     def construct_snapshot_store(self) -> Any:
         """The snapshot store; its table is created race-safely too."""
@@ -293,7 +297,12 @@ class Games(SaveHooks):
         try:
             try:
                 self.save(game)
-            except IntegrityError:
+            except IntegrityError as exc:
+                if is_gap(exc):
+                    # The store refused a skipped version: this worker's copy is ahead of the
+                    # store (PostgreSQL lost writes it had shown, see service/postgres.py). The
+                    # command runs again on the game read afresh.
+                    self.repository.forget(game.id)
                 raise Conflict("another command was stored first; reload and try again") from None
             if self.repository.cache is not None:
                 # The saved copy is what the store now holds and nothing changes it any more:

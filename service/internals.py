@@ -79,6 +79,20 @@ module would add a call to every event on a measured hot path. This module lists
    Tests: tests/api/test_postgres_outage.py (a PostgreSQL the test stops and starts itself),
    tests/service/test_internals.py.
 
+8. The games' PostgreSQL writes -- ``service.postgres.GamesRecorder`` (its module is imported
+   only on PostgreSQL, so the recorder lives there; this is its entry in the list).
+   Not private: the recorder subclasses eventsourcing's ``PostgresApplicationRecorder`` and
+   replaces its public ``insert_events`` (chosen through the library's own
+   ``APPLICATION_RECORDER_TOPIC``). Relied on as written: the events table's columns, and the
+   library's ordering of the log (the table's EXCLUSIVE lock in every inserting transaction),
+   which the function it creates reproduces.
+   Why: the library's insert holds that lock over two round trips and the worker's Python in
+   between; every writer of every worker queues behind it. Measured (docs/performance.md):
+   PostgreSQL's commands/s with 8 clients went from 0.26x SQLite's to the figures there.
+   Tests: tests/service/storage/test_postgres_writes.py (one statement; log in commit order
+   under concurrent writers; a skipped version refused), tests/service/test_internals.py
+   (the columns and the lock still the library's).
+
 Not private, but relied on as written: ``view.factory`` is an attribute set on the library's
 tracking recorder (the views), closed with it; ``reconnect_promptly`` sets psycopg_pool's
 ``reconnect_timeout`` (a constructor parameter, kept as a public attribute and read at each

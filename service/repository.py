@@ -4,6 +4,7 @@ game by the id a URL names.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 from collections.abc import Iterable
 from datetime import datetime
@@ -126,6 +127,12 @@ class GameRepository(Repository):
                 cached = None
             if cached is None or cached.version < aggregate.version:
                 self.cache.put(aggregate_id, aggregate)
+
+    def forget(self, aggregate_id: UUID) -> None:
+        """Drop a game from the cache (the next read rebuilds it from the store)."""
+        if self.cache is not None:
+            with self._put_lock, contextlib.suppress(KeyError):
+                self.cache.get(aggregate_id, evict=True)
 
     def game(self, game_id: str | UUID, *, for_update: bool = False, version: int | None = None
              ) -> Game:

@@ -18,6 +18,7 @@ from typing import Any
 
 DEFAULT_DB = "./data/games.sqlite"
 DEFAULT_SNAPSHOT_INTERVAL = 100  # events between snapshots of a game
+POSTGRES_RECORDER = "service.postgres:GamesRecorder"
 STORES = ("eventsourcing.sqlite", "eventsourcing.postgres", "eventsourcing.popo")
 
 
@@ -115,6 +116,9 @@ class Settings:
     projections: str = _setting("GRUFT_PROJECTIONS", "embedded", _one_of("embedded", "external"))
     views_wait: float = _setting("GRUFT_VIEWS_WAIT", "5", _seconds(0, 600))
     readmodels_batch: int = _setting("READMODELS_BATCH", "500", _whole(1))
+    # PostgreSQL's synchronous_commit for the writes of events (service/postgres.py)
+    postgres_synchronous_commit: str = _setting("POSTGRES_SYNCHRONOUS_COMMIT", "on",
+                                                _one_of("on", "off"))
 
     @classmethod
     def read(cls, environ: Mapping[str, Any] | None = None) -> Settings:
@@ -174,6 +178,10 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     # How long a request waits for a connection (eventsourcing's default: 30 s). With the
     # server away it waits that long per attempt; 2 s answers 503 within 5 s (issue 23).
     env.setdefault("POSTGRES_CONNECT_TIMEOUT", "2")
+    if module == "eventsourcing.postgres":
+        # gruft's own recorder: a write is one statement, locked and committed by the server
+        # without a round trip in between (service/postgres.py).
+        env["APPLICATION_RECORDER_TOPIC"] = POSTGRES_RECORDER
     env.setdefault("AGGREGATE_CACHE_MAXSIZE", "1000")
     # eventsourcing builds its snapshot store only when this is set (or when the Application
     # class, not an instance, has snapshotting_intervals): without it no snapshot is ever taken.

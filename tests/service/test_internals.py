@@ -194,3 +194,29 @@ def test_the_holders_name_the_private_parts(holder):
     # The check above only means something while the holders are where the reaches are.
     text = (ROOT / holder).read_text()
     assert any(name in text for name in PRIVATE)
+
+
+def test_reach_8_the_games_recorder_writes_eventsourcing_s_table_in_its_order(postgres_env):
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
+    from service.postgres import GamesRecorder
+
+    games = Games(env=postgres_env)
+    try:
+        ours = games.recorder
+        assert isinstance(ours, GamesRecorder)
+        library = PostgresApplicationRecorder(ours.datastore,
+                                              events_table_name=ours.events_table_name)
+        created = " ".join(s.as_string() for s in library.sql_create_statements)
+        # Check the columns the function inserts are the library's table's, and that its
+        # ordering of the log is still the EXCLUSIVE table lock the function takes.
+        for column in ("originator_id", "originator_version bigint", "topic text",
+                       "state bytea", "notification_id bigserial"):
+            assert column in created
+        locks = " ".join(s.as_string() for s in library.lock_table_statements)
+        assert "IN EXCLUSIVE MODE" in locks and ours.events_table_name in locks
+        # Check reach 7 bounds the retries of the replaced insert too.
+        assert ours.insert_events.__func__ is not GamesRecorder.insert_events
+        assert ours.insert_events.__func__.__wrapped__ is GamesRecorder.insert_events.__wrapped__
+    finally:
+        games.close()

@@ -1,0 +1,209 @@
+"""The games' PostgreSQL writes (service/postgres.py): one statement that locks, inserts and
+commits in the server; the log stays in commit order; a skipped version is refused; the
+NOTIFY channel is the schema's own; POSTGRES_SYNCHRONOUS_COMMIT is read and checked."""
+
+from __future__ import annotations
+
+import threading
+from uuid import uuid4
+
+import pytest
+
+from domain.core import HOST
+from service import Games
+from service.settings import Settings, SettingsError, storage_env
+from tests.conftest import postgres_schema, postgres_settings
+
+pytest.importorskip("psycopg")
+
+
+@pytest.fixture
+def games(postgres_env) -> Games:
+    app = Games(env=postgres_env)
+    yield app
+    app.close()
+
+
+def statements_of(recorder, action) -> list[str]:
+    """The statements `action` sends on the recorder's connections."""
+    import psycopg
+
+    sent: list[str] = []
+    original = psycopg.Cursor.execute
+
+    def execute(self, query, params=None, **kwargs):
+        sent.append(query.as_string(self.connection) if hasattr(query, "as_string")
+                    else str(query))
+        return original(self, query, params, **kwargs)
+
+    psycopg.Cursor.execute = execute
+    try:
+        action()
+    finally:
+        psycopg.Cursor.execute = original
+    return sent
+
+
+def stored_event(recorder, originator_id, version: int):
+    from eventsourcing.persistence import StoredEvent
+
+    return StoredEvent(originator_id=originator_id, originator_version=version,
+                       topic="tests:Thing", state=b"{}")
+
+
+def test_a_write_is_one_statement_that_takes_the_lock(games):
+    recorder = games.recorder
+    gid = uuid4()
+    sent = statements_of(recorder, lambda: recorder.insert_events(
+        [stored_event(recorder, gid, 1), stored_event(recorder, gid, 2)]))
+    assert len(sent) == 1 and "gruft_insert_events" in sent[0]
+    # ... and the function it calls takes eventsourcing's lock before inserting
+    with recorder.datastore.get_connection() as conn:
+        body = conn.execute("SELECT prosrc FROM pg_proc WHERE proname = 'gruft_insert_events'"
+                            " AND pronamespace = %s::regnamespace",
+                            (recorder.datastore.schema,)).fetchone()["prosrc"]
+    assert body.index("IN EXCLUSIVE MODE") < body.index("INSERT INTO")
+    assert [n.originator_version for n in recorder.select_notifications(1, 10)] == [1, 2]
+
+
+def test_a_command_writes_through_the_function(games):
+    new = games.create_game("vampiring", ["Ann", "Ben"], seed=3)
+    game = games.game(new.game_id)
+    move = game.legal_moves("Ann")[0]
+    sent = statements_of(games.recorder, lambda: games.command(
+        new.game_id, HOST, {**move, "player": "Ann"}))
+    writes = [s for s in sent if "INSERT" in s.upper() or "gruft_insert_events" in s]
+    assert len(writes) == 1 and "gruft_insert_events" in writes[0]
+    assert not any("LOCK TABLE" in s for s in sent)  # no lock taken from the client's side
+
+
+def test_a_skipped_version_is_refused_and_nothing_is_written(games):
+    from eventsourcing.persistence import IntegrityError
+
+    from service.gaps import is_gap
+
+    recorder, gid = games.recorder, uuid4()
+    recorder.insert_events([stored_event(recorder, gid, 1)])
+    other = uuid4()
+    with pytest.raises(IntegrityError) as refused:
+        # one aggregate follows on, the other skips version 2: the whole write is refused
+        recorder.insert_events([stored_event(recorder, other, 1), stored_event(recorder, gid, 3)])
+    assert is_gap(refused.value)
+    assert [e.originator_version for e in recorder.select_events(gid)] == [1]
+    assert recorder.select_events(other) == []
+
+
+def test_a_version_stored_twice_is_still_a_lost_race(games):
+    from eventsourcing.persistence import IntegrityError
+
+    from service.gaps import is_gap
+
+    recorder, gid = games.recorder, uuid4()
+    recorder.insert_events([stored_event(recorder, gid, 1)])
+    with pytest.raises(IntegrityError) as refused:
+        recorder.insert_events([stored_event(recorder, gid, 1)])
+    assert not is_gap(refused.value)
+
+
+def test_a_worker_ahead_of_the_store_forgets_its_copy_and_runs_the_command_again(games):
+    new = games.create_game("vampiring", ["Ann", "Ben"], seed=5)
+    game = games.game(new.game_id)
+    ahead = games.repository.game(new.game_id, for_update=True)
+    ahead.execute("Ann", ahead.legal_moves("Ann")[0])  # a version the store never kept
+    ahead.collect_events()
+    games.repository.offer(ahead.id, ahead)
+    move = game.legal_moves("Ben")[0]
+    outcome = games.command(new.game_id, HOST, {**move, "player": "Ben"})
+    assert outcome.version == game.version + 1  # on the stored game, not the phantom
+    stored = [e.originator_version for e in games.recorder.select_events(game.id)]
+    assert stored == list(range(1, game.version + 2))
+
+
+def test_concurrent_writers_are_logged_in_commit_order(games):
+    """Threads write at once; a reader tailing the log by id, as the followers do, never passes
+    an id that a slower transaction fills later: it ends with every event, none skipped."""
+    recorder = games.recorder
+    writers, writes = 6, 25
+    seen: list[int] = []
+    done = threading.Event()
+
+    def tail() -> None:
+        position = 0
+        while True:
+            finished = done.is_set()
+            notes = recorder.select_notifications(position, 500, inclusive_of_start=False)
+            seen.extend(n.id for n in notes)
+            if notes:
+                position = notes[-1].id
+            elif finished:
+                return
+
+    def write() -> None:
+        gid = uuid4()
+        for version in range(1, writes + 1):
+            recorder.insert_events([stored_event(recorder, gid, version)])
+
+    reader = threading.Thread(target=tail)
+    reader.start()
+    threads = [threading.Thread(target=write) for _ in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    done.set()
+    reader.join()
+    stored = [n.id for n in recorder.select_notifications(1, 10_000)]
+    assert len(stored) == writers * writes
+    assert seen == stored  # every id, in order, none passed over
+
+
+def test_each_schema_notifies_on_its_own_channel(tmp_path):
+    from service.follower import listening_connection
+
+    schemas = [postgres_schema(), postgres_schema()]
+    made = []
+    try:
+        for schema in (next(schemas[0]), next(schemas[1])):
+            made.append(Games(env=postgres_settings(schema, str(tmp_path / schema))))
+        first, second = made
+        assert first.recorder.channel_name != second.recorder.channel_name
+        with listening_connection(first.recorder) as conn:
+            first.create_game("vampiring", ["Ann", "Ben"], seed=1)
+            notices = list(conn.notifies(timeout=30, stop_after=1))
+        assert [n.channel for n in notices] == [first.recorder.channel_name]
+    finally:
+        for app in made:
+            app.close()
+        for schema in schemas:
+            next(schema, None)  # drops it
+
+
+@pytest.mark.parametrize("value", ["on", "off"])
+def test_both_durabilities_store_and_replay_a_game(postgres_env, value):
+    app = Games(env={**postgres_env, "POSTGRES_SYNCHRONOUS_COMMIT": value})
+    try:
+        assert app.recorder.synchronous_commit == value
+        new = app.create_game("vampiring", ["Ann", "Ben"], seed=2)
+        game = app.game(new.game_id)
+        app.command(new.game_id, HOST, {**game.legal_moves("Ann")[0], "player": "Ann"})
+    finally:
+        app.close()
+    again = Games(env={**postgres_env, "AGGREGATE_CACHE_MAXSIZE": ""})
+    try:
+        assert again.game(new.game_id).version == game.version + 1
+    finally:
+        again.close()
+
+
+def test_synchronous_commit_is_on_or_off():
+    assert Settings.read({}).postgres_synchronous_commit == "on"
+    assert Settings.read({"POSTGRES_SYNCHRONOUS_COMMIT": " off "}
+                         ).postgres_synchronous_commit == "off"
+    with pytest.raises(SettingsError, match="POSTGRES_SYNCHRONOUS_COMMIT='local' cannot work"):
+        storage_env({"POSTGRES_SYNCHRONOUS_COMMIT": "local"})
+
+
+def test_postgres_stores_get_gruft_s_recorder():
+    env = storage_env({"PERSISTENCE_MODULE": "eventsourcing.postgres"})
+    assert env["APPLICATION_RECORDER_TOPIC"] == "service.postgres:GamesRecorder"
+    assert "APPLICATION_RECORDER_TOPIC" not in storage_env({"SQLITE_DBNAME": ":memory:"})
