@@ -97,8 +97,7 @@ def message(version: int, events: list[dict[str, Any]], view: dict[str, Any],
     (and, to a seat, that seat's `legal_moves`: a stream client needs one call per move).
 
     Encoded by orjson: a change is encoded once per viewer in every worker that streams its
-    game, and orjson took 3.8 µs where json took 55 on a 3 KB VampiRing message
-    (docs/performance.md). A number orjson cannot hold (a numeric seed wider than 64 bits, shown
+    game, and orjson takes a fraction of json's time on it (docs/performance.md). A number orjson cannot hold (a numeric seed wider than 64 bits, shown
     once the game is over) falls back to json. Neither writes a raw line break inside the JSON.
     """
     body: dict[str, Any] = {"events": events, "view": view}

@@ -13,6 +13,11 @@ GAMES: dict[str, type[Game]] = {
     module.GAME.KEY: module.GAME for module in (vampire_queen, voodoo_prince, vampir, vampiring)
 }
 
+# The events that end a game: the host's abort ends any (Game.GameAborted), and each game its own.
+ENDINGS: tuple[type[Game.Event], ...] = (
+    Game.GameAborted, vampire_queen.GAME.GameEnded, voodoo_prince.GAME.GameEnded,
+    vampir.GAME.GameFinished, vampiring.GAME.GameEnded)
+
 
 def game_class(key: str) -> type[Game]:
     """The aggregate class of a game key, or BadSetup naming the keys there are."""

@@ -44,10 +44,11 @@ from service.signing import key_id
 FORMAT = "gruft-replay"
 FORMAT_VERSION = 2  # what the service exports; a game without a salt still exports as 1
 FORMAT_VERSIONS = (1, 2)
-FORKED = "Forked"  # a fork's second event: the table it carries over (domain.core.game)
-ABORTED = "GameAborted"  # the host's abort (domain.core.game): re-run as the host's, not a player's
-HANDED = "SeatHanded"  # a seat handed to the server's bot or back (domain.core.game)
-EXPIRED = "ClockExpired"  # a seat's clock ran out (domain.core.clocks): checked against its deadline
+CREATED = Game.Created.__name__  # a game's first event
+FORKED = Game.Forked.__name__  # a fork's second event: the table it carries over (domain.core.game)
+ABORTED = Game.GameAborted.__name__  # the host's abort (domain.core.game): re-run as the host's, not a player's
+HANDED = Game.SeatHanded.__name__  # a seat handed to the server's bot or back (domain.core.game)
+EXPIRED = Game.ClockExpired.__name__  # a seat's clock ran out (domain.core.clocks): checked against its deadline
 # What the host or the server records beside the players' moves, and who may have stored it.
 LIFECYCLE = {ABORTED: (HOST_BY,), HANDED: (HOST_BY, SEAT), EXPIRED: (CLOCK,)}
 REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
@@ -319,7 +320,7 @@ def _check_seed(doc: dict, verdict: Verdict) -> None:
         verdict.add(None, "seed_mismatch",
                     f"the seed does not match its commitment (SHA-256 of {formula})")
     created = doc["events"][0]
-    if created["type"] != "Created":
+    if created["type"] != CREATED:
         return  # the re-run names it
     recorded = {k: created["data"].get(k) for k in ("seed", "salt", "seed_commitment", "players",
                                                    "options")}
@@ -397,7 +398,7 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     records = doc["events"]
     cls = game_class(doc["game"])  # a game this server knows: _check_shape
     created = records[0]
-    if created["type"] != "Created":
+    if created["type"] != CREATED:
         verdict.add(1, "event_mismatch", "version 1 must be the game's creation")
         return None
     setup = created["data"]

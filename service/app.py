@@ -145,7 +145,7 @@ class Games(SaveHooks):
             saved = self.saved_aggregate(aggregate_id)
             if saved is not None and saved.version == version:
                 # The game just saved is that very state: no need to rebuild it from the store
-                # as eventsourcing does (~10 ms every 100 events, ~0.12 ms per command).
+                # as eventsourcing does (docs/performance.md, "What a command costs").
                 self.snapshots.put([type(saved).Snapshot.take(saved)])
             else:  # a snapshot version inside a command's events: rebuilt at that version
                 super().take_snapshot(aggregate_id, version, projector_func)
@@ -307,7 +307,7 @@ class Games(SaveHooks):
             if self.repository.cache is not None:
                 # The saved copy is what the store now holds and nothing changes it any more:
                 # the cache keeps it, so the next command skips a copy and a fast-forward
-                # (measured: ~0.3 ms CPU per command, docs/performance.md).
+                # (docs/performance.md, "What a command costs").
                 self.repository.offer(game.id, game)
             self.delivery.remember(game.id, new_events)
         finally:

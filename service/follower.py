@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 log = logging.getLogger("gruft.follower")
 
-POLL_SECONDS = 0.01  # how often an SQLite follower reads the log (one query, ~0.02 ms of CPU)
+POLL_SECONDS = 0.01  # how often an SQLite follower reads the log (one indexed query)
 FALLBACK_SECONDS = 2.0  # a PostgreSQL follower also reads this often, NOTIFY or not
 LISTEN_SLICE = 0.05  # a PostgreSQL follower looks for a nudge this often while it listens
 IDLE_SECONDS = 1.0  # a follower of an in-memory store reads this often without a nudge

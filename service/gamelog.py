@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from domain import available_games, game_class
+from domain import ENDINGS, available_games, game_class
 from domain.core import canonical
 from service.ddl import retry_concurrent_ddl
 from service.merkle import Tree, leaf_hash
@@ -35,8 +35,6 @@ from service.merkle import Tree, leaf_hash
 log = logging.getLogger("gruft.gamelog")
 
 TABLE, META = "gruft_game_log", "gruft_game_log_meta"
-# The events that end a game: each game's own end and the host's abort (domain.core.game).
-ENDING = ("GameFinished", "GameEnded", "GameAborted")
 BATCH = 500  # ending events read and appended in one transaction at most
 
 
@@ -49,8 +47,8 @@ def ending_topics() -> list[str]:
     # The abort is triggered as Game's own event class (its topic is domain.core.game's),
     # each game's end as the game's; the subclasses eventsourcing derives are listed too.
     classes = [Game, *(game_class(key) for key in available_games())]
-    return sorted({get_topic(getattr(cls, name)) for cls in classes for name in ENDING
-                   if hasattr(cls, name)})
+    return sorted({get_topic(getattr(cls, ending.__name__)) for cls in classes
+                   for ending in ENDINGS if hasattr(cls, ending.__name__)})
 
 
 def leaf_of(game_id: str, version: int, event_hash: str) -> dict[str, Any]:

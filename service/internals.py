@@ -20,9 +20,10 @@ module would add a call to every event on a measured hot path. This module lists
    ``Aggregate._create`` (overridden: the creation event's chain link), the aggregate's
    ``_pending_events``, events built as the mapper builds stored ones (``object.__new__``
    then ``__dict__``), and ``CanMutateAggregate.mutate``/``apply`` written out.
-   Why: the bound ``@event`` decorator re-reads the method's signature on every call
-   (~10 us per event); the frozen dataclass ``__init__`` only re-checks the names (4.6 ->
-   1.1 us per event); the written-out ``mutate`` looks the fields up once per class.
+   Why: the bound ``@event`` decorator re-reads the method's signature on every call; the
+   frozen dataclass ``__init__`` only re-checks the names; the written-out ``mutate`` looks
+   the fields up once per class (each measured in docs/performance.md, "What a command
+   costs").
    Tests: tests/domain/core/test_event_fast_paths.py (same events, same fields in the same
    order, the library's path for any other call).
 
@@ -32,7 +33,7 @@ module would add a call to every event on a measured hot path. This module lists
    it (a half-forwarded game breaks the chain); GameRepository replaces it by a forwarded
    copy, and so rebuilds a missing game itself, through the library's snapshot-then-events
    reconstruction. The saved game offered back to the cache saves a copy and a fast-forward
-   per command (0.81 -> 0.50 ms CPU per command).
+   per command (docs/performance.md).
    Tests: tests/service/storage/test_cache.py, test_races.py, test_snapshots.py.
 
 3. Snapshot taking -- ``SaveHooks`` (the base of service.app.Games).
@@ -47,14 +48,13 @@ module would add a call to every event on a measured hot path. This module lists
    Private parts: ``SQLiteConnectionPool._create_connection``, ``SQLiteConnection._sqlite_conn``
    (and the pool's ``db_name``, ``lock_timeout``, ``is_sqlite_memory_mode``).
    Why: eventsourcing 9.5 opens connections with ``cached_statements=True``, a statement cache
-   of one: every BEGIN evicts the statement before it (83 -> 21 us for BEGIN, one indexed
-   SELECT and ROLLBACK with a cache of 128); the synchronous mode is set once per connection.
+   of one: every BEGIN evicts the statement before it (a query's round trip took four times
+   as long: docs/performance.md); the synchronous mode is set once per connection.
    Tests: tests/service/storage/test_sqlite_connections.py (WAL, row factory, durability).
 
 5. The tracking record -- ``insert_tracking`` (the read models' views, service/readmodels/).
    Private part: ``TrackingRecorder._insert_tracking(cursor, tracking)``.
-   Why: a transaction per projected event cost ~0.2 ms of SQLite work, a third of a
-   command's CPU: the views write each page the log follower hands them in one transaction
+   Why: a transaction per projected event cost a third of a command's CPU: the views write each page the log follower hands them in one transaction
    with its last position (docs/performance.md), so the position is written inside their
    own transaction.
    Tests: tests/service/readmodels/test_crash.py (one transaction per page; a crash

@@ -30,7 +30,7 @@ def parse_game_id(game_id: str | UUID) -> UUID:
 
 
 # Values a game shares with its copies: nothing changes them in place. Pickling them is most of
-# a copy's cost (a timezone-aware datetime takes ~27 µs to pickle and load, a UUID ~14 µs).
+# a copy's cost (timezone-aware datetimes and UUIDs most: docs/performance.md).
 SHARED_TYPES = (str, int, float, bool, type(None), UUID, datetime)
 
 
@@ -53,8 +53,8 @@ def copy_game(aggregate: Any) -> Any:
 
 def project_events(aggregate: Any, events: Iterable[Any]) -> Any:
     """eventsourcing's `project_aggregate` without its per-event `assert isinstance(event,
-    CanMutateProtocol)`: an isinstance against a runtime-checkable Protocol took ~21 µs, most of
-    applying an event, on every command's fast-forward, stream refresh and rebuild. Every
+    CanMutateProtocol)`: an isinstance against a runtime-checkable Protocol was most of applying
+    an event (docs/performance.md), on every command's fast-forward, stream refresh and rebuild. Every
     stored event of ours is a domain event, which has `mutate`."""
     for event in events:
         aggregate = event.mutate(aggregate)

@@ -200,7 +200,7 @@ class Command:
 
 @functools.cache
 def _event_types(cls: type[Game]) -> tuple[str, ...]:
-    """Game.event_types, found once per class (a scan of the class: ~30 µs a `?type=` page)."""
+    """Game.event_types, found once per class (a scan of the class, on every `?type=` page)."""
     return tuple(sorted(name for name in dir(cls) if name != "Event"
                         and isinstance(getattr(cls, name, None), type)
                         and issubclass(getattr(cls, name), Game.Event)))
@@ -246,7 +246,7 @@ def _recorder(decorator: CommandMethodDecorator, event_class: Any) -> Any:
     """A stand-in for an ``@event`` method that triggers its event class directly.
 
     eventsourcing's bound decorator object re-reads the method's signature on every call to
-    turn arguments into event fields (~10 µs per event here). Our commands always name every
+    turn arguments into event fields (docs/performance.md). Our commands always name every
     field, so a call whose keywords are exactly the method's parameters is triggered as is;
     any other call (positional arguments, defaults left out, a wrong name) takes the
     library's own path, with its own errors. Same event class, same fields, same ``apply``.
@@ -537,7 +537,7 @@ class Game(Aggregate):
 
         The event is built as eventsourcing's mapper builds a stored one (``__new__``, then its
         ``__dict__``), not through the frozen dataclass's ``__init__``, whose only work here
-        would be to check the names again (4.6 against 1.1 µs per event).
+        would be to check the names again (a quarter of the cost: docs/performance.md).
         """
         timestamp, prev, digest, by = self._link(event_class, fields)
         new_event = object.__new__(event_class)

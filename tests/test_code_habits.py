@@ -1,0 +1,43 @@
+"""Habits the code keeps (issue 21, item 6): measured figures live in docs/performance.md, where
+the run that measured them is said, not in comments, where they go stale; outside the domain an
+event type is named by its class, so renaming one breaks at import, not in a stored game."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from domain import GAMES
+from domain.core import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+# a duration measured in micro- or milliseconds of CPU: "~21 µs", "4.6 us", "0.3 ms CPU"
+FIGURE = re.compile(r"\d\s?(µs|us)\b|\d\s?ms (of )?CPU")
+
+
+def test_no_measured_figure_in_the_code():
+    found = []
+    for folder in ("api", "service", "bots", "replays", "domain", "cli"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if FIGURE.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "move these figures to docs/performance.md:\n" + "\n".join(found)
+
+
+def event_type_names() -> set[str]:
+    """Every event class's name, of the shared lifecycle and of each game."""
+    return {name for cls in (Game, *GAMES.values()) for name in cls.event_types()}
+
+
+def test_outside_the_domain_event_types_are_named_by_their_classes():
+    names = event_type_names()
+    assert {"GameAborted", "TurnResolved", "Created"} <= names
+    literal = re.compile(r'"(%s)"' % "|".join(sorted(names)))
+    found = []
+    for folder in ("api", "service", "bots", "replays", "cli", "bench"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if literal.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "name these event types by their classes:\n" + "\n".join(found)
