@@ -33,7 +33,7 @@ def event_type_names() -> set[str]:
 def test_outside_the_domain_event_types_are_named_by_their_classes():
     names = event_type_names()
     assert {"GameAborted", "TurnResolved", "Created"} <= names
-    literal = re.compile(r'"(%s)"' % "|".join(sorted(names)))
+    literal = re.compile('"(' + "|".join(sorted(names)) + ')"')
     found = []
     for folder in ("api", "service", "bots", "replays", "cli", "bench"):
         for path in (ROOT / folder).rglob("*.py"):
