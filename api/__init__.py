@@ -30,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         request_log,
         rules,
         stats,
+        table,
         verifying,
         viewer,
     )
@@ -73,7 +74,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     store.live.subscribe(Appender(game_log).heard)
 
     api = GruftApi(app)
-    for resource in (games, live, replays, arbiter, stats, viewer, play, rules, health, gamelog):
+    for resource in (games, live, table, replays, arbiter, stats, viewer, play, rules, health,
+                     gamelog):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound

@@ -67,7 +67,8 @@ class GameCollection(MethodView):
         """Create a game: seeded, or from a stacked deal; answers the host and player tokens."""
         created = games().create_game(body["game"], body["players"], seed=body.get("seed"),
                                       options=body.get("options"), deal=body.get("deal"),
-                                      bots=body.get("bots"))
+                                      bots=body.get("bots"), clock=body.get("clock"),
+                                      host_seat=body.get("host_seat"))
         start_bots = current_app.extensions.get("gruft.bots")  # set by cli.wsgi
         if start_bots is not None and created.view.get("bots"):
             start_bots()  # this worker's bot runner: started if need be, and told to look now

@@ -34,7 +34,13 @@ from api.games import documented, games, viewer
 from api.holds import HOLDS as SLOTS
 from api.holds import STREAM, client_address, holds_max, per_address
 from api.settings import settings
-from api.stream_writer import KEEPALIVE, RESYNC_SECONDS, StreamWriter, usable
+from api.stream_writer import (
+    KEEPALIVE,
+    RESYNC_SECONDS,
+    StreamWriter,
+    presence_message,
+    usable,
+)
 from domain.core import Game
 from service import Games
 from service.live import Watch
@@ -44,6 +50,7 @@ from service.repository import parse_game_id
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
 log = logging.getLogger("gruft.api")
 
+PRESENCE_LOOK_SECONDS = 1.0  # a stream written by its own thread looks at presence this often
 SHARED_MESSAGES = 4096  # messages a worker keeps for other streams of the same game and viewer
 STREAM_HEADERS = {
     "Cache-Control": "no-store",
@@ -127,7 +134,11 @@ class SharedMessages:
             parts: dict[Any, Any] | None = None) -> bytes:
         """The message; `parts` as Delivery.update_of takes them (for one version of `game`)."""
         viewer = args["viewer"]
-        key = (game.id, game.version, after, viewer.host, viewer.player, args["player"])
+        # Who is present and the clocks change without a new version: part of the key (the
+        # clocks to the second), so no message shows an older table than it says.
+        key = (game.id, game.version, after, viewer.host, viewer.player, args["player"],
+               tuple(store.presence.present(game.id, game.players)),
+               int(time.monotonic()) if game.clock is not None else None)
         with self._lock:
             text = self._texts.get(key)
             if text is not None:
@@ -165,8 +176,10 @@ class EventStream:
 
     def __init__(self, store: Games, watch: Watch, first: tuple[Game, bytes],
                  args: dict[str, Any], keepalive: float, path: str,
-                 sock: socket.socket | None = None, address: str = "") -> None:
+                 sock: socket.socket | None = None, address: str = "",
+                 leave: Any = None) -> None:
         self._watch = watch
+        self._leave = leave  # presence: this stream's seat leaves the table when it ends
         self._held = address  # one of SLOTS, given back once
         self._sock = sock  # the client's socket, when the worker's writer may take it over
         self._messages = self._run(store, first, args, keepalive, path)
@@ -180,6 +193,9 @@ class EventStream:
 
     def _end(self) -> None:
         self._watch.close()
+        leave, self._leave = self._leave, None
+        if leave is not None:
+            leave()
         if self._held is not None:
             SLOTS.give(STREAM, self._held)
             self._held = None
@@ -188,22 +204,31 @@ class EventStream:
              keepalive: float, path: str) -> Iterator[bytes]:
         game, text = first
         shared = shared_messages(store)
+        present = tuple(store.presence.present(game.id, game.players))
         try:
             yield text
             if self._sock is not None and not game.finished:
                 # gunicorn wrote the first message; the worker's writer writes the rest, and
                 # this thread sleeps until the stream ends (api/stream_writer.py).
                 outlet = stream_writer(store).add(self._sock, self._watch, args, game.version,
-                                                  keepalive, path)
+                                                  keepalive, path, present)
                 outlet.done.wait()
                 return
             version, synced = game.version, time.monotonic()
+            wrote = synced
             while not game.finished:  # the message that finishes or aborts the game is the last
-                woken = self._watch.wait(version, keepalive)
+                woken = self._watch.wait(version, min(keepalive, PRESENCE_LOOK_SECONDS))
                 if self._watch.stopping:
                     return  # the worker stops: the client reconnects to another (Last-Event-ID)
+                now_present = tuple(store.presence.present(game.id, game.players))
+                if now_present != present:
+                    present, wrote = now_present, time.monotonic()
+                    yield presence_message(list(present))
                 if not woken:
+                    if time.monotonic() - wrote < keepalive:
+                        continue
                     # Writing is also how a stream learns that its client has gone.
+                    wrote = time.monotonic()
                     yield KEEPALIVE
                     if time.monotonic() - synced < RESYNC_SECONDS:
                         continue
@@ -212,6 +237,7 @@ class EventStream:
                 game = store.delivery.current(args["game_id"], self._watch.latest)
                 synced = time.monotonic()
                 if game.version > version:
+                    wrote = time.monotonic()
                     yield shared.get(store, game, args, version)
                     version = game.version
         except Exception:  # the store failed mid-stream: end it; the client reconnects
@@ -237,15 +263,19 @@ class Stream(MethodView):
         address = client_address()  # 429 past its share, 503 past the worker's (api/holds.py)
         SLOTS.take(STREAM, address, streams_max(), per_address(STREAM))
         watch = store.live.watch(args["game_id"])
+        # The seat this stream is for is present while it is open (the host naming a seat to
+        # view is not that seat's player; a spectator is no seat).
+        leave = store.presence.open(args["game_id"], who.player)
         try:  # registered first, then read: a change stored after this read reaches the stream
             game = store.delivery.current(args["game_id"])
             first = (game, shared_messages(store).get(store, game, args, after))
         except BaseException:
             watch.close()
+            leave()
             SLOTS.give(STREAM, address)
             raise
         body = EventStream(store, watch, first, args, keepalive_seconds(), request.path,
-                           stream_writer_socket(request.environ), address)
+                           stream_writer_socket(request.environ), address, leave)
         return Response(body, status=200, mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 

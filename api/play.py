@@ -13,8 +13,9 @@ creation answer is: the page that created the game keeps it in sessionStorage an
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import segno
 from flask import render_template, request, url_for
@@ -26,9 +27,11 @@ from api.errors import GruftBlueprint
 from api.games import games, viewer
 from api.live import keepalive_seconds
 from api.schemas import MAX_CURSOR, CreateGame, Error, StrictSchema
+from api.settings import settings
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from service import Forbidden, Unauthorized
+from service.access import is_host
 from service.seats import BOT_KINDS
 
 # Templates and scripts live beside the viewer's (api/templates, api/static), which they share.
@@ -119,7 +122,7 @@ def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
     except Unauthorized:
         # Shown as a spectator with a note, so the script can still drop the bad link's token.
         return {"role": "invalid"}
-    if who.host:  # the organiser, playing a seat of their own (host_seat) or none
+    if who.host or who.organiser:  # the organiser, playing a seat of their own (host_seat) or none
         return {"role": "host", "you": who.player}
     return {"role": "player", "you": who.player}
 
@@ -128,9 +131,9 @@ def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
 
 class InvitationsBody(StrictSchema):
     tokens = fields.List(fields.String(validate=validate.Length(1, MAX_TOKEN_LENGTH)),
-                         required=True, validate=validate.Length(1, 12),
+                         required=True, validate=validate.Length(0, 12),
                          metadata={"description": "player tokens of this game, as POST /games "
-                                   "answered them"})
+                                   "answered them (none: only the host's own link)"})
 
 
 class Invitation(StrictSchema):
@@ -140,8 +143,47 @@ class Invitation(StrictSchema):
                        "data: URI, for an <img>"})
 
 
+class HostLink(StrictSchema):
+    url = fields.String(required=True, metadata={"description": "the play page with the host's "
+                        "own token: the organiser's link to keep"})
+    qr = fields.String(required=True)
+
+
 class InvitationList(StrictSchema):
     invitations = fields.List(fields.Nested(Invitation), required=True)
+    host = fields.Nested(HostLink, required=True, metadata={"description": "the host's own "
+                         "link, to reopen the host's page from anywhere, any day"})
+    loopback = fields.Boolean(required=True, metadata={"description": "whether the links point "
+                              "at a loopback address (127.0.0.1, localhost, ::1): other devices "
+                              "cannot open them; set GRUFT_PUBLIC_URL, or open the page by the "
+                              "server's LAN address"})
+
+
+LOOPBACK_HOSTS = ("localhost", "::1")
+
+
+def page_link(game_id: Any, token: str) -> tuple[str, bool]:
+    """The play page's link with `token`, and whether it points at a loopback address: under
+    GRUFT_PUBLIC_URL where set, else at the address the request used (docs/api.md)."""
+    base = settings().public_url
+    path = url_for("play.play_page", game_id=game_id)
+    page = base + path if base else url_for("play.play_page", game_id=game_id,
+                                                        _external=True)
+    return f"{page}?token={quote(token, safe='')}", is_loopback(urlsplit(page).hostname or "")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a host name or address is this machine's own loopback."""
+    if host.lower() in LOOPBACK_HOSTS or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def qr_code(url: str) -> str:
+    return segno.make(url, error="m").svg_data_uri(scale=4, border=2)
 
 
 @blp.route("/games/<game_id>/invitations")
@@ -154,30 +196,34 @@ class Invitations(MethodView):
     @blp.alt_response(403, schema=Error, description="forbidden: not the host")
     @blp.alt_response(404, schema=Error, description="not_found")
     def post(self, body, game_id):
-        """The host's invitation links, each with its QR code, from the players' tokens.
+        """The host's invitation links, each with its QR code, from the players' tokens, and
+        the host's own link.
 
         The server keeps only token hashes, so it cannot list the links by itself: the page
         that created the game sends back the tokens POST /games answered. Each must be a
-        player token of this game; the links come in seat order.
+        player token of this game; the links come in seat order. The links use GRUFT_PUBLIC_URL
+        where it is set, else the address this request used (`loopback` says when other
+        devices cannot reach it).
         """
         store = games()
-        if not store.access.authenticate(game_id, bearer_token()).host:
+        host_token = bearer_token()
+        if not is_host(store.access.authenticate(game_id, host_token)):
             raise Forbidden("only the host lists the invitations")
         game = store.game(game_id)
-        page = url_for("play.play_page", game_id=game.id, _external=True)
         found = {}
         for token in body["tokens"]:
             who = store.access.authenticate(game_id, token)
-            if who.player is None:
+            if who.player is None or who.organiser:
                 raise Unauthorized("an invitation is made from a player's token")
             found[who.player] = token
         invitations = []
         for player in game.players:
             if player in found:
-                url = f"{page}?token={quote(found[player], safe='')}"
-                qr = segno.make(url, error="m").svg_data_uri(scale=4, border=2)
-                invitations.append({"player": player, "url": url, "qr": qr})
-        return {"invitations": invitations}
+                url, _ = page_link(game.id, found[player])
+                invitations.append({"player": player, "url": url, "qr": qr_code(url)})
+        host_url, loopback = page_link(game.id, host_token)
+        return {"invitations": invitations, "host": {"url": host_url, "qr": qr_code(host_url)},
+                "loopback": loopback}
 
 
 # -- the log in words ---------------------------------------------------------------------------

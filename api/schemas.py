@@ -11,6 +11,7 @@ from api.auth import MAX_TOKEN_LENGTH
 from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.chain import AUTHORS
+from domain.core.clocks import BANK_MAX, INCREMENT_MAX
 from domain.core.game import MAX_ABORT_REASON, check_seed
 from domain.core.names import MAX_NAME_LENGTH
 from service.arbiter import KINDS as ANNOTATION_KINDS
@@ -72,6 +73,32 @@ class Error(Schema):
 
 # -- games -------------------------------------------------------------------------------
 
+class Seconds(fields.Field):
+    """A number of seconds as sent (a whole number stays one: it is recorded as given)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise ValidationError("a number of seconds")
+        return value
+
+    def _jsonschema_type_mapping(self) -> dict[str, Any]:
+        return {"type": "number"}
+
+
+class Clock(StrictSchema):
+    bank = Seconds(required=True, validate=validate.Range(1, BANK_MAX),
+                   metadata={"description": "seconds each seat has in all"})
+    increment = Seconds(required=True, validate=validate.Range(0, INCREMENT_MAX),
+                        metadata={"description": "seconds added after each of its moves"})
+
+
+class SeatClock(Schema):
+    remaining = fields.Float(required=True, metadata={"description": "seconds left, as of the "
+                             "view"})
+    running = fields.Boolean(required=True, metadata={"description": "whether the seat is "
+                             "awaited and its clock runs"})
+
+
 class CreateGame(StrictSchema):
     game = fields.String(required=True, validate=validate.OneOf(list(GAMES)))
     players = fields.List(fields.String(validate=validate.Length(1, MAX_NAME_LENGTH)), required=True,
@@ -87,6 +114,13 @@ class CreateGame(StrictSchema):
         metadata={"description": "seats the server plays: {player name: \"heuristic\" | "
                   "\"random\"}, each a name in `players`; every seat may be a bot. A bot moves "
                   "shortly after it is awaited, through the same commands and rules as a player"})
+    clock = fields.Nested(Clock, metadata={"description": "each seat's clock (default: none). "
+                          "A seat whose clock runs out has that move made by the server's "
+                          "heuristic bot (ClockExpired, by clock)"})
+    host_seat = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH), metadata={
+        "description": "a name in `players`: the organiser plays that seat with the host "
+                       "token, which then sees only that seat's secrets while the game is in "
+                       "play, acts only for it, and keeps the host's other rights"})
 
 
 class View(Schema):
@@ -112,7 +146,19 @@ class View(Schema):
                        "after which it begins and that event's hash"})
     bots = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description":
                        "only in games with bot seats: {player name: bot} for the seats the "
-                       "server plays"})
+                       "server plays now (bot seats and seats handed to a bot)"})
+    present = fields.List(fields.String(), metadata={"description": "the seats with the game "
+                          "open now (an open stream), in seat order; not recorded"})
+    clocks = fields.Dict(keys=fields.String(), values=fields.Nested(SeatClock), metadata={
+        "description": "only in games with a clock: each seat's clock as of the view"})
+    rematch = fields.String(metadata={"description": "once a rematch of this game was made: "
+                            "its game_id"})
+
+
+class SeatBody(StrictSchema):
+    bot = fields.String(required=True, allow_none=True, validate=validate.OneOf(BOT_KINDS),
+                        metadata={"description": "the bot that plays the seat from now on, or "
+                                  "null: its player again"})
 
 
 class CreatedGame(Schema):

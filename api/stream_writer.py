@@ -23,6 +23,8 @@ import time
 from typing import Any
 from uuid import UUID
 
+import orjson
+
 from service import Games
 from service.live import Watch
 
@@ -32,6 +34,14 @@ MAX_PENDING = 1 << 20  # bytes a stream may fall behind before its client is cut
 # The comment keeps proxies from closing an idle stream; the `ping` event, which a browser's
 # EventSource does see, lets a page notice a stream that died silently (api/static/liveness.js).
 KEEPALIVE = b": keepalive\nevent: ping\ndata: {}\n\n"
+
+
+def presence_message(present: list[str]) -> bytes:
+    """A message telling who has the game open now (docs/api.md, `present`): no id, since it
+    changes no version."""
+    return b"event: presence\ndata: %b\n\n" % orjson.dumps({"present": present})
+
+
 TICK_SECONDS = 0.5  # how often keepalives, resyncs and a stopping worker are looked at
 # An idle stream (here or in api.live) also reads the store this often, whatever it was told: a
 # lost announcement could only ever delay a message (the live feed loses none that we know of).
@@ -43,8 +53,9 @@ class Outlet:
     bytes its socket has not taken yet. `done` is set once the writer is finished with it."""
 
     def __init__(self, sock: socket.socket, game_id: UUID, args: dict[str, Any], version: int,
-                 keepalive: float, path: str) -> None:
+                 keepalive: float, path: str, present: tuple[str, ...] = ()) -> None:
         self.sock, self.game_id, self.args, self.version = sock, game_id, args, version
+        self.present = present  # the present seats its client last heard of
         self.keepalive, self.path = keepalive, path
         self.pending = bytearray()
         self.last_write = self.synced = time.monotonic()
@@ -71,23 +82,27 @@ class StreamWriter:
         self._lock = threading.Lock()
         self._games: dict[UUID, list[Outlet]] = {}
         self._due: dict[UUID, int] = {}  # games announced and not yet written: their version
+        self._presence_due: set[UUID] = set()  # games whose present seats changed
         self._selector = selectors.DefaultSelector()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         store.live.subscribe(self._announced)
+        store.presence.subscribe(self._presence_changed)
         self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-streams")
         self._thread.start()
 
     # -- from other threads -----------------------------------------------------------------
 
     def add(self, sock: socket.socket, watch: Watch, args: dict[str, Any], version: int,
-            keepalive: float, path: str) -> Outlet:
-        """Take a stream over after its first message (of `version`) was written."""
-        outlet = Outlet(sock, watch.game_id, args, version, keepalive, path)
+            keepalive: float, path: str, present: tuple[str, ...] = ()) -> Outlet:
+        """Take a stream over after its first message (of `version`, telling of `present`)
+        was written."""
+        outlet = Outlet(sock, watch.game_id, args, version, keepalive, path, present)
         with self._lock:
             self._games.setdefault(watch.game_id, []).append(outlet)
+            self._presence_due.add(watch.game_id)  # it may have changed since that message
             # A change announced between the stream's first read and now reached its watch only.
             if watch.latest > version:
                 self._due[watch.game_id] = max(self._due.get(watch.game_id, 0), watch.latest)
@@ -99,6 +114,13 @@ class StreamWriter:
             if game_id not in self._games:
                 return
             self._due[game_id] = max(self._due.get(game_id, 0), version)
+        self._wake()
+
+    def _presence_changed(self, game_id: UUID) -> None:
+        with self._lock:
+            if game_id not in self._games:
+                return
+            self._presence_due.add(game_id)
         self._wake()
 
     def _wake(self) -> None:
@@ -123,8 +145,11 @@ class StreamWriter:
                         self._flush(key.data)
                 with self._lock:
                     due, self._due = self._due, {}
+                    presence, self._presence_due = self._presence_due, set()
                 for game_id, version in due.items():
                     self._write_game(game_id, version)
+                for game_id in presence:
+                    self._write_presence(game_id)
                 now = time.monotonic()
                 if now - ticked >= TICK_SECONDS:
                     ticked = now
@@ -159,6 +184,18 @@ class StreamWriter:
                 self._send(outlet, text)
             if game.finished:  # the message that finishes or aborts the game is the last
                 self._end(outlet)
+
+    def _write_presence(self, game_id: UUID) -> None:
+        """Tell the streams of a game who has it open now, where that changed."""
+        outlets = [o for o in self._outlets(game_id) if not o.ending]
+        if not outlets:
+            return
+        game = self._store.delivery.current(game_id)
+        present = tuple(self._store.presence.present(game.id, game.players))
+        for outlet in outlets:
+            if outlet.present != present:
+                outlet.present = present
+                self._send(outlet, presence_message(list(present)))
 
     def _tick(self, now: float) -> None:
         stopping = self._store.live.stopping

@@ -8,9 +8,10 @@ default: every worker tries the lock, one wins, the others retry every few secon
 `gruft bots` process (GRUFT_BOTS=external for the workers).
 
 The runner works from the stored state alone. On start it finds every game with bot seats (the
-service's BotSeats records, by their event's topic) and looks at each; then `BotFeed`, its
-subscriber to the process's log follower (service/follower.py), tells it of every new bot game
-and of every change to one, and it looks again at that game. A bot awaited there moves
+service's BotSeats records, by their event's topic) or a seat handed to a bot (SeatHanded) and
+looks at each; then `BotFeed`, its subscriber to the process's log follower
+(service/follower.py), tells it of every new bot game, every seat handed over and every change
+to a bot game, and it looks again at that game. A bot awaited there moves
 GRUFT_BOT_DELAY seconds later (0.3 by default, so people can follow; 0 in tests) through
 Games.run_command for its seat — the same commands and rules as anybody's — with the version
 it chose from as `expected_version`. If someone moved meanwhile, the store refuses the command
@@ -41,7 +42,7 @@ from service import Games
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
 from service.readmodels.lifecycle import PerApplication, supervise
-from service.seats import ASSIGNED_TOPIC
+from service.seats import ASSIGNED_TOPIC, HANDED_TOPICS
 from service.settings import Settings, storage_env
 
 log = logging.getLogger("gruft.bots")
@@ -122,6 +123,8 @@ class BotRunner:
         now = time.monotonic()
         with self._lock:
             self.active = dict(self._assignments(games, 1, head))
+            for notification in self._log_pages(games, 1, head, HANDED_TOPICS):
+                self.active.setdefault(notification.originator_id, {})
             self._due = {game_id: now for game_id in self.active}
         self.feed.mapper, self.feed.position = games.mapper, head
 
@@ -152,6 +155,10 @@ class BotRunner:
                     game_id, seats = self._assigned(mapper, notification)
                     self.active[game_id] = seats
                     self._due.setdefault(game_id, later)
+                elif notification.topic in HANDED_TOPICS:
+                    # a seat handed to a bot (or back): the game's state says which seats
+                    self.active.setdefault(notification.originator_id, {})
+                    self._due.setdefault(notification.originator_id, later)
                 elif notification.originator_id in self.active:
                     self._due.setdefault(notification.originator_id, later)
         self._wake.set()
@@ -188,7 +195,7 @@ class BotRunner:
         """Make one move for a bot awaited in this game, if any; then look again later."""
         with self._lock:
             seats = self.active.get(game_id)
-        if not seats:
+        if seats is None:
             return
         try:
             game = games.game(game_id)
@@ -202,7 +209,7 @@ class BotRunner:
             self._drop(game_id)
             return
         for player in game.to_act:
-            kind = seats.get(player)
+            kind = game.bot_kind(player, seats)  # handed over, else a bot seat
             moves = game.legal_moves(player) if kind is not None else []
             if not moves:
                 continue

@@ -14,6 +14,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, LRUCache, Repository
 
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer
+from domain.core.chain import HOST_BY, SEAT
 from domain.core.names import seated_form
 from service.errors import Forbidden, GameNotFound, Unauthorized
 from service.repository import parse_game_id
@@ -36,24 +37,34 @@ class Access:
         """Who a bearer token is for this game; no token is a spectator."""
         if token is None:
             return SPECTATOR
-        gid = parse_game_id(game_id)
         # Credentials are issued once and never change, so a worker need not ask the store for
         # newer events on every request (measured: ~13% of a command's CPU, docs/performance.md).
-        try:
-            creds = self._credentials.get(gid)
-        except KeyError:
-            try:
-                # Read straight from the store (version 1, the only one): through the games'
-                # cache the token hashes would take the slot of a game.
-                creds = self._repository.get(Credentials.create_id(gid), version=1)
-            except AggregateNotFoundError:
-                raise GameNotFound(f"no game {game_id}") from None
-            self._credentials.put(gid, creds)
+        # Read straight from the store (version 1, the only one): through the games' cache the
+        # token hashes would take the slot of a game.
+        creds = self.credentials(game_id)
         found = creds.identify(token)
         if found is None:
             raise Unauthorized("that token is not valid for this game")
         is_host, player = found
+        if is_host and creds.host_seat is not None:
+            # The organiser plays a seat (docs/api.md, host_seat): that seat's eyes, the host's
+            # rights that show no secret.
+            return Viewer(player=creds.host_seat, organiser=True)
         return HOST if is_host else Viewer(player=player)
+
+    def credentials(self, game_id: str | UUID) -> Credentials:
+        """The token hashes of a game (read once per worker: they never change)."""
+        gid = parse_game_id(game_id)
+        try:
+            return self._credentials.get(gid)
+        except KeyError:
+            pass
+        try:
+            creds = self._repository.get(Credentials.create_id(gid), version=1)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+        self._credentials.put(gid, creds)
+        return creds
 
     def bot_seats(self, game_id: str | UUID) -> dict[str, str]:
         """The seats of a game the server's bots play (public; empty for most games)."""
@@ -117,8 +128,35 @@ def acting_player(game: Game, viewer: Viewer, named: Any) -> str:
     return viewer.player
 
 
+def seat_named(game: Game, name: Any) -> str:
+    """The seat a request names (as seats are named: trimmed, NFC); not_found if none."""
+    seat = seated_form(name) if isinstance(name, str) else None
+    if seat not in game.players:
+        raise GameNotFound(f"{name!r} has no seat in this game")
+    return seat
+
+
+def seat_right(viewer: Viewer, seat: str) -> str:
+    """Who hands `seat` over or takes it back, as recorded (`by`): the host for any seat, a
+    player (the organiser too) for their own; Forbidden or Unauthorized otherwise."""
+    if viewer.player == seat:
+        return SEAT
+    if viewer.host or viewer.organiser:
+        return HOST_BY
+    if viewer.player is not None:
+        raise Forbidden(f"this token hands over or takes back only {viewer.player}'s seat")
+    raise Unauthorized("handing a seat over needs the host's token or the seat's own")
+
+
+def is_host(viewer: Viewer) -> bool:
+    """Whether the viewer holds the host's token (the organiser playing a seat included)."""
+    return viewer.host or viewer.organiser
+
+
 def check_host(viewer: Viewer, what: str) -> None:
-    """Only the host's token may do `what`."""
+    """Only the host's token may do `what` (the organiser's too: `what` shows no secret)."""
+    if viewer.organiser:
+        return
     if viewer.player is not None:
         raise Forbidden(f"{what} is for the host alone")
     if not viewer.host:

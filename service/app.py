@@ -20,11 +20,12 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
-from domain.core import SPECTATOR, Game, Viewer
+from domain.core import SPECTATOR, BadCommand, Game, Viewer
 from domain.core.chain import BOT, HOST_BY, SEAT
 from domain.core.names import check_seated_names
-from service.access import Access, acting_player, check_host
+from service.access import Access, acting_player, check_host, seat_named, seat_right
 from service.arbiter import Annotations, Arbiter
+from service.clocks import Clocked
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
 from service.errors import Conflict
@@ -32,9 +33,10 @@ from service.follower import Follower
 from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
+from service.presence import Presence
 from service.reads import Reads, shown_event
 from service.repository import GameRepository, project_events
-from service.seats import BotSeats, check_bots, with_bots
+from service.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
 from service.settings import Settings, storage_env
 from service.tokens import draw_salt, draw_seed, issue_credentials
 
@@ -86,7 +88,10 @@ class Games(SaveHooks):
         # Who waits for which game (streams, long polls) and how they learn of changes
         # (service/live.py).
         self.live = Live(self.follower)
-        self.reads = Reads(self.repository, self.access, self.live)
+        # Who has each game open (service/presence.py): shared through the store between
+        # processes, unless the store is in memory (one process).
+        self.presence = Presence(self.recorder, shared=self.follower.kind is not None)
+        self.reads = Reads(self.repository, self.access, self.live, self.presence)
         self.delivery = Delivery(self.repository, self.mapper, self.reads)
         self.live.forward = self.delivery.forward_cached
         self.arbiter = Arbiter(self.repository, self.save, self.store_new)
@@ -170,6 +175,7 @@ class Games(SaveHooks):
     def close(self) -> None:
         """Stop following the log, then close the store."""
         self.live.close()
+        self.presence.close()
         self.follower.close()
         super().close()
 
@@ -184,18 +190,24 @@ class Games(SaveHooks):
         options: dict[str, Any] | None = None,
         deal: dict[str, Any] | None = None,
         bots: dict[str, str] | None = None,
+        clock: dict[str, Any] | None = None,
+        host_seat: str | None = None,
     ) -> NewGame:
         """Start a game (seeded or stacked) and issue its tokens, in one transaction.
 
         `bots` gives seats to the server's bots (service.seats): recorded beside the game.
+        `clock`: each seat's bank and increment (domain.core.clocks). `host_seat`: the seat the
+        organiser plays with the host token, which then sees only that seat's secrets.
         """
         if seed is None:
             seed = draw_seed()
         cls = game_class(game)
-        seats = check_bots(bots, players, cls.check_players(players))
+        seated = cls.check_players(players)
+        seats = check_bots(bots, players, seated)
+        host_seat = check_host_seat(host_seat, players, seated, seats)
         aggregate = cls.start(players, seed=seed, options=options, deal=deal, salt=draw_salt(),
-                              bots=seats)  # recorded in its creation: who may move as a bot
-        return self.store_new(aggregate, seats)
+                              bots=seats, clock=clock)  # recorded in its creation
+        return self.store_new(aggregate, seats, host_seat=host_seat)
 
     def store_imported(self, aggregate: Game,
                        annotations: list[dict[str, Any]] | None = None) -> NewGame:
@@ -210,18 +222,22 @@ class Games(SaveHooks):
         return self.store_new(aggregate, also=(desk,) if desk is not None else ())
 
     def store_new(self, aggregate: Game, bots: dict[str, str] | None = None,
-                  also: tuple[Any, ...] = ()) -> NewGame:
-        """Store a new game with its tokens (and its bot seats, `also` what goes with it), in
-        one transaction; answer its id, tokens and public view."""
-        creds, host, player_tokens = issue_credentials(aggregate.id, aggregate.players)
+                  also: tuple[Any, ...] = (), host_seat: str | None = None,
+                  carried: dict[str, Any] | None = None) -> NewGame:
+        """Store a new game with its tokens (and its bot seats, its clock's record, `also`
+        what goes with it), in one transaction; answer its id, tokens and public view.
+        `carried`: tokens of an earlier game valid in this one (a rematch's)."""
+        creds, host, player_tokens = issue_credentials(aggregate.id, aggregate.players,
+                                                       host_seat, carried)
         seats = (BotSeats(game_id=aggregate.id, seats=bots),) if bots else ()
+        clocked = (Clocked(game_id=aggregate.id),) if aggregate.clock is not None else ()
         try:
-            self.save(aggregate, creds, *seats, *also)
+            self.save(aggregate, creds, *seats, *clocked, *also)
         except IntegrityError:
             raise Conflict("another write was stored first; try again") from None
         self.access.remember_bots(aggregate.id, bots)
         return NewGame(aggregate.id, host, player_tokens,
-                       with_bots(aggregate.view(SPECTATOR), bots))
+                       self.reads.view_of(aggregate, SPECTATOR, None))
 
     def run_command(
         self,
@@ -286,7 +302,30 @@ class Games(SaveHooks):
             raise Conflict(f"the game is already {game.status}")
         game.abort(reason)
         self._save_and_share(game)
-        return game.view(SPECTATOR)
+        return self.reads.view_of(game, SPECTATOR, None)
+
+    def hand_seat(self, game_id: str | UUID, viewer: Viewer, player: Any, bot: Any
+                  ) -> dict[str, Any]:
+        """Hand a seat to the server's bot (`bot`: its kind) or give it back (None): the host
+        for any seat, a player for their own (SeatHanded); answers the public view. Asking for
+        what already is stores nothing."""
+        if bot is not None and bot not in BOT_KINDS:
+            raise BadCommand(f"{bot!r} is not a bot (bots: {', '.join(BOT_KINDS)})")
+        for attempt in range(RACE_ATTEMPTS):
+            game = self.repository.game(game_id, for_update=True)
+            seat = seat_named(game, player)
+            by = seat_right(viewer, seat)
+            game.check_in_play()
+            if game.bot_kind(seat, self.access.bot_seats(game.id)) == bot:
+                break
+            game.hand_seat(seat, bot, by=by)
+            try:
+                self._save_and_share(game)
+                break
+            except Conflict:  # another seat's command first: the seat is handed all the same
+                if attempt == RACE_ATTEMPTS - 1:
+                    raise
+        return self.reads.view_of(game, SPECTATOR, None)
 
     def _save_and_share(self, game: Game) -> list[Any]:
         """Store a command's events; this worker's cache and the game's tail take them before

@@ -8,16 +8,19 @@ stripped in one place.
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from domain.core import SPECTATOR, Game, Viewer, event_record
+from domain.core.clocks import clocks_at
 from domain.core.narration import tell
 from domain.core.visibility import sees_everything
 from service.access import Access, check_replay_open, seat_viewer
 from service.errors import GameNotFound
 from service.live import Live
 from service.logfilter import LogFilter
+from service.presence import Presence
 from service.repository import GameRepository, parse_game_id
 from service.seats import with_bots
 
@@ -27,10 +30,12 @@ EVENTS_PAGE_MAX = 1000
 class Reads:
     """The read side of one Application's games, as each viewer may see them."""
 
-    def __init__(self, repository: GameRepository, access: Access, live: Live) -> None:
+    def __init__(self, repository: GameRepository, access: Access, live: Live,
+                 presence: Presence) -> None:
         self._repository = repository
         self._access = access
         self._live = live
+        self._presence = presence
 
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""
@@ -44,10 +49,20 @@ class Reads:
         key = ("view", sees_everything(seat, game.finished))
         public = parts.get(key) if parts is not None else None
         if public is None:
-            public = with_bots(game.public_view(key[1]), self._access.bot_seats(game.id))
+            public = with_bots(game.public_view(key[1]),
+                               game.playing_bots(self._access.bot_seats(game.id)))
             if parts is not None:
                 parts[key] = public
-        return game.seat_view(public, seat)
+        return self.table_of(game, game.seat_view(public, seat))
+
+    def table_of(self, game: Game, view: dict[str, Any]) -> dict[str, Any]:
+        """A view with what changes without an event (docs/api.md, (table)): who has the game
+        open now, and each seat's clock as of now (games with a clock)."""
+        view["present"] = self._presence.present(game.id, game.players)
+        running = clocks_at(game, datetime.now(UTC))
+        if running is not None:
+            view["clocks"] = running
+        return view
 
     def legal_moves(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """The commands the rules allow the viewer's seat now."""

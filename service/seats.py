@@ -39,6 +39,19 @@ class BotSeats(Aggregate):
 ASSIGNED_TOPIC = get_topic(BotSeats.Assigned)  # type: ignore[attr-defined]
 
 
+def _handed_topics() -> tuple[str, ...]:
+    """The stored topics of SeatHanded: the shared core's class and each game's subclass."""
+    from domain import available_games, game_class
+    from domain.core import Game
+
+    classes = [Game, *(game_class(key) for key in available_games())]
+    return tuple(sorted({get_topic(cls.SeatHanded) for cls in classes}))
+
+
+# A seat handed to a bot or back (domain.core.game): the bot runner looks at such games too.
+HANDED_TOPICS = _handed_topics()
+
+
 def check_bots(bots: Any, requested: list[str], seated: list[str]) -> dict[str, str]:
     """The bot seats asked for, by the names the game seated; BadSetup if any is wrong.
 
@@ -62,6 +75,22 @@ def check_bots(bots: Any, requested: list[str], seated: list[str]) -> dict[str, 
             raise BadSetup(f"bots: {seat!r} is named twice")
         found[seat] = kind
     return {name: found[name] for name in seated if name in found}  # in seat order
+
+
+def check_host_seat(host_seat: Any, requested: list[str], seated: list[str],
+                    bots: Mapping[str, str]) -> str | None:
+    """The seat the organiser plays (by the name the game seated), or None; BadSetup if it is
+    no seat of the game, or a bot's."""
+    if host_seat is None:
+        return None
+    by_name = dict(zip(requested, seated, strict=True))
+    by_name.update({name: name for name in seated})
+    seat = by_name.get(host_seat) if isinstance(host_seat, str) else None
+    if seat is None:
+        raise BadSetup(f"host_seat: {host_seat!r} does not play in this game")
+    if seat in bots:
+        raise BadSetup(f"host_seat: {seat!r} is a bot's seat")
+    return seat
 
 
 def with_bots(view: dict[str, Any], bots: Mapping[str, str] | None) -> dict[str, Any]:

@@ -72,6 +72,13 @@ def _origins(text: str) -> tuple[str, ...]:
     return tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
 
 
+def _address(text: str) -> str:
+    """an http:// or https:// address, e.g. http://192.168.1.20:8000"""
+    if not text.startswith(("http://", "https://")) or len(text) > 500:
+        raise ValueError(text)
+    return text.rstrip("/")
+
+
 def _setting(env: str, default: str | None, parse: Callable[[str], Any] = _text) -> Any:
     """A field of Settings: its variable, its default (as the variable would say it), its parser."""
     value = None if default is None else parse(default)
@@ -90,6 +97,7 @@ class Settings:
     # the server
     host: str = _setting("GRUFT_HOST", "127.0.0.1")
     port: int = _setting("GRUFT_PORT", "8000", _whole(0, 65535))
+    public_url: str | None = _setting("GRUFT_PUBLIC_URL", None, _address)
     workers: int = _setting("GRUFT_WORKERS", "2", _whole(1))
     threads: int = _setting("GRUFT_THREADS", "1000", _whole(1))
     max_document_bytes: int = _setting("GRUFT_MAX_DOCUMENT_BYTES", str(8 * 1024 * 1024), _whole(1))

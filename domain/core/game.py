@@ -645,6 +645,21 @@ class Game(Aggregate):
             return True
         return handed[player] is not None if player in handed else player in self.bots
 
+    def bot_kind(self, player: str, recorded: dict[str, str] | None = None) -> str | None:
+        """The bot that plays `player`'s seat now (None: its player): a seat handed over, else
+        a bot seat of the creation (`recorded`: the service's record, for games stored before
+        the creation recorded them). A seat whose clock ran out is not a bot seat: only its
+        one move is the bot's (the clock runner makes it)."""
+        handed = self.handed or {}
+        if player in handed:
+            return handed[player]
+        return self.bots.get(player) or (recorded or {}).get(player)
+
+    def playing_bots(self, recorded: dict[str, str] | None = None) -> dict[str, str]:
+        """Every seat a bot plays now, in seat order (the views' `bots`)."""
+        return {p: kind for p in self.players
+                if (kind := self.bot_kind(p, recorded)) is not None}
+
     def abort(self, reason: Any) -> None:
         """The host stops a game in progress: no winners, nothing further accepted.
 

@@ -25,14 +25,20 @@ BASE_SECRET_FIELDS: dict[str, dict[str, str]] = {
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who is looking: a player by name, the host, or nobody in particular (a spectator)."""
+    """Who is looking: a player by name, the host, or nobody in particular (a spectator).
+
+    `organiser`: the host of a game created with a `host_seat` — they play that seat and see
+    only its secrets (`player` is that seat, `host` stays False), but keep the host's rights
+    that show no secret (invitations, seats, abort, annotations).
+    """
 
     player: str | None = None
     host: bool = False
+    organiser: bool = False
 
     def describe(self) -> str:
         """A short label for logs and pages."""
-        return "host" if self.host else (self.player or "spectator")
+        return "host" if self.host or self.organiser else (self.player or "spectator")
 
 
 SPECTATOR = Viewer()

@@ -25,9 +25,17 @@ class Parsed:
     messages: list[Message] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
     pings: int = 0  # `event: ping` messages
+    presence: list[list[str]] = field(default_factory=list)  # `event: presence`: who is there
 
 
 PING = object()  # an `event: ping` message (no id, empty data)
+
+
+@dataclass
+class Presence:
+    """An `event: presence` message (no id): the seats with the game open now."""
+
+    present: list[str]
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Message | str | object]:
@@ -38,6 +46,8 @@ def parse_lines(lines: Iterable[str]) -> Iterator[Message | str | object]:
         if line == "":
             if fields.get("event") == ["ping"]:
                 yield PING  # the heartbeat a browser sees, beside the keepalive comment
+            elif fields.get("event") == ["presence"]:
+                yield Presence(json.loads("\n".join(fields["data"]))["present"])
             elif fields:
                 yield Message(int(fields["id"][-1]), fields["event"][-1],
                               json.loads("\n".join(fields["data"])))
@@ -70,8 +80,11 @@ class Reader:
         """The next message or comment; None once the stream has ended."""
         try:
             item = next(self._items)
-            while item is PING:
-                self.parsed.pings += 1
+            while item is PING or isinstance(item, Presence):
+                if item is PING:
+                    self.parsed.pings += 1
+                else:
+                    self.parsed.presence.append(item.present)
                 item = next(self._items)
         except StopIteration:
             self.ended = True

@@ -1,0 +1,272 @@
+"""The table over HTTP (docs/api.md, (table)): clocks chosen at creation, seats handed to the
+server's bot and taken back, who has the game open, and the organiser who plays a seat.
+
+The app under test is the served one (cli.wsgi: the API with its bot runner), bots moving at
+once (GRUFT_BOT_DELAY=0), on a real SQLite file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cli.wsgi import create_app
+from tests.api.sse import ClientStream
+from tests.kit import SHORT_OPTIONS, seats, wait_until
+
+CLOCK = {"bank": 600, "increment": 5}
+
+
+@pytest.fixture
+def served(sqlite_env) -> Iterator[Any]:
+    """The served app (with its bot runner) on a fresh SQLite file."""
+    app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
+    yield app
+    from bots.seats import _embedded
+
+    runner = _embedded.get(app.extensions["gruft"])
+    if runner is not None:
+        runner.stop()
+    app.extensions["gruft"].close()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(client: Any, key: str = "vampiring", **extra: Any) -> dict[str, Any]:
+    answer = client.post("/games", json={"game": key, "players": seats(key), "seed": 7,
+                                         "options": SHORT_OPTIONS[key], **extra})
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()
+
+
+# -- clocks -----------------------------------------------------------------------------------
+
+def test_a_clock_chosen_at_creation_runs_for_the_seats_awaited(served):
+    client = served.test_client()
+    # Check the creation records the clock and every view shows it, running where awaited.
+    game = create(client, "vampir", clock=CLOCK)
+    view = client.get(f"/games/{game['game_id']}").get_json()
+    assert set(view["clocks"]) == set(view["players"])
+    for name, clock in view["clocks"].items():
+        assert clock["running"] == (name in view["to_act"])
+        assert 0 < clock["remaining"] <= CLOCK["bank"]
+    created = client.get(f"/games/{game['game_id']}/events?limit=1").get_json()["events"][0]
+    assert created["data"]["clock"] == CLOCK
+    # Check a game without a clock shows none.
+    plain = create(client, "vampir")
+    assert "clocks" not in client.get(f"/games/{plain['game_id']}").get_json()
+
+
+@pytest.mark.parametrize("clock", [{"bank": 0, "increment": 0}, {"bank": 60},
+                                   {"bank": 60, "increment": -1}, {"bank": True, "increment": 0},
+                                   {"bank": "60", "increment": 0},
+                                   {"bank": 60, "increment": 0, "extra": 1}, [60, 0], 60],
+                         ids=repr)
+def test_a_bad_clock_is_refused_and_creates_nothing(served, clock):
+    client = served.test_client()
+    answer = client.post("/games", json={"game": "vampir", "players": seats("vampir"),
+                                         "clock": clock})
+    assert answer.status_code == 400, answer.get_json()
+    # Check nothing at all was stored.
+    assert served.extensions["gruft"].recorder.max_notification_id() is None
+
+
+# -- seats handed over and taken back ----------------------------------------------------------
+
+def test_the_host_hands_a_seat_to_the_bot_and_its_player_takes_it_back(served):
+    client = served.test_client()
+    game = create(client, "vampire-queen")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    view = client.get(f"/games/{gid}").get_json()
+    first = view["to_act"][0]
+    # Check the host hands the awaited seat to the heuristic bot: recorded, shown, played.
+    answer = client.post(f"/games/{gid}/seats/{first}", headers=host, json={"bot": "heuristic"})
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["bots"] == {first: "heuristic"}
+    log = client.get(f"/games/{gid}/events").get_json()["events"]
+    handed = [e for e in log if e["type"] == "SeatHanded"]
+    assert handed == [{**handed[0], "by": "host", "data": {"player": first, "bot": "heuristic"}}]
+    wait_until(lambda: any(e["by"] == "bot" for e in client.get(
+        f"/games/{gid}/events?after={handed[0]['version']}").get_json()["events"]),
+        "the bot to play the handed seat")
+    # Check the seat's own token takes it back (by seat) and the views say so.
+    own = bearer(game["player_tokens"][first])
+    answer = client.post(f"/games/{gid}/seats/{first}", headers=own, json={"bot": None})
+    assert answer.status_code == 200, answer.get_json()
+    assert "bots" not in answer.get_json()
+    back = client.get(f"/games/{gid}/events?type=SeatHanded").get_json()["events"]
+    assert [(e["by"], e["data"]["bot"]) for e in back] == [("host", "heuristic"), ("seat", None)]
+    # Check asking for what already is stores nothing.
+    version = client.get(f"/games/{gid}").get_json()["version"]
+    assert client.post(f"/games/{gid}/seats/{first}", headers=own,
+                       json={"bot": None}).status_code == 200
+    assert client.get(f"/games/{gid}").get_json()["version"] == version
+
+
+def test_a_player_hands_over_only_their_own_seat(served):
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid = game["game_id"]
+    ann, ben = bearer(game["player_tokens"]["Ann"]), bearer(game["player_tokens"]["Ben"])
+    version = client.get(f"/games/{gid}").get_json()["version"]
+    cases = [
+        (ben, "Ann", {"bot": "heuristic"}, 403),  # another's seat
+        (ben, "Ann", {"bot": None}, 403),
+        ({}, "Ann", {"bot": "heuristic"}, 401),  # a spectator
+        (ann, "Zed", {"bot": "heuristic"}, 404),  # no such seat
+        (ann, "Ann", {"bot": "smart"}, 400),  # no such bot
+        (ann, "Ann", {}, 400),
+        (ann, "Ann", {"bot": "random", "extra": 1}, 400),
+    ]
+    for headers, seat, body, status in cases:
+        answer = client.post(f"/games/{gid}/seats/{seat}", headers=headers, json=body)
+        assert answer.status_code == status, (seat, body, answer.get_json())
+    # Check none of them changed anything.
+    assert client.get(f"/games/{gid}").get_json()["version"] == version
+    # Check Ann may hand her own seat to a bot (by seat).
+    answer = client.post(f"/games/{gid}/seats/Ann", headers=ann, json={"bot": "random"})
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["bots"] == {"Ann": "random"}
+
+
+def test_a_game_that_is_over_hands_no_seat(served):
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    assert client.post(f"/games/{gid}/abort", headers=host,
+                       json={"reason": "test"}).status_code == 200
+    answer = client.post(f"/games/{gid}/seats/Ann", headers=host, json={"bot": "heuristic"})
+    assert answer.status_code == 409, answer.get_json()
+
+
+# -- presence -------------------------------------------------------------------------------------
+
+def test_the_views_say_which_seats_have_the_game_open(served):
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid = game["game_id"]
+    assert client.get(f"/games/{gid}").get_json()["present"] == []
+    # Check a seat's open stream makes it present, in every view and its own first message.
+    ben = ClientStream(client, f"/games/{gid}/stream?token={game['player_tokens']['Ben']}")
+    assert ben.status == 200
+    assert ben.next().data["view"]["present"] == ["Ben"]
+    assert client.get(f"/games/{gid}").get_json()["present"] == ["Ben"]
+    # Check a spectator's and the host's streams are no seat's.
+    spectator = ClientStream(client, f"/games/{gid}/stream")
+    host = ClientStream(client, f"/games/{gid}/stream?token={game['host_token']}")
+    spectator.next(), host.next()
+    ann = ClientStream(client, f"/games/{gid}/stream?token={game['player_tokens']['Ann']}")
+    assert ann.next().data["view"]["present"] == ["Ann", "Ben"]  # in seat order
+    # Check the other streams are told, and a closed stream's seat leaves.
+    while ["Ann", "Ben"] not in ben.parsed.presence:
+        ben.next()
+    ann.close()
+    assert client.get(f"/games/{gid}").get_json()["present"] == ["Ben"]
+    while ben.parsed.presence[-1] != ["Ben"]:
+        ben.next()
+    for stream in (ben, spectator, host):
+        stream.close()
+    assert client.get(f"/games/{gid}").get_json()["present"] == []
+
+
+# -- the organiser plays a seat --------------------------------------------------------------------
+
+def test_the_organiser_playing_a_seat_sees_only_its_secrets(served):
+    client = served.test_client()
+    game = create(client, "vampiring", host_seat="Ann")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    # Ben moves: his move is secret until the turn resolves.
+    ben = bearer(game["player_tokens"]["Ben"])
+    moves = client.get(f"/games/{gid}/legal-moves", headers=ben).get_json()["moves"]
+    assert client.post(f"/games/{gid}/commands", headers=ben, json=moves[0]).status_code == 200
+    # Check the host token's view is Ann's, and it names no other seat's.
+    view = client.get(f"/games/{gid}/view", headers=host).get_json()
+    assert view["you"] == "Ann"
+    assert view == client.get(f"/games/{gid}/view",
+                              headers=bearer(game["player_tokens"]["Ann"])).get_json()
+    assert "seed" not in view and "salt" not in view
+    assert client.get(f"/games/{gid}/view?player=Ben", headers=host).status_code == 403
+    # Check the log as the host token reads it is Ann's, Ben's secret move left out.
+    log = client.get(f"/games/{gid}/events", headers=host).get_json()["events"]
+    annlog = client.get(f"/games/{gid}/events",
+                        headers=bearer(game["player_tokens"]["Ann"])).get_json()["events"]
+    assert log == annlog
+    submitted = [e for e in log if e["type"] == "MoveSubmitted"]
+    assert submitted and all(set(e["data"]) == {"player"} for e in submitted)
+    assert "seed" not in log[0]["data"]
+    # Check the host token's stream shows what Ann's does, no more.
+    stream = ClientStream(client, f"/games/{gid}/stream?after=0&token={game['host_token']}")
+    first = stream.next()
+    assert first.data["view"] == {**view, "present": ["Ann"]}
+    assert first.data["events"] == annlog
+    assert "Ben" not in str(first.data["view"]["private"])
+    stream.close()
+    # Check the replay, the export and the annotations stay closed to it while in play.
+    for path in (f"/games/{gid}/replay/1", f"/games/{gid}/export", f"/games/{gid}/annotations"):
+        assert client.get(path, headers=host).status_code == 403, path
+    # Check it acts only for Ann, recorded as her seat's own move.
+    assert client.post(f"/games/{gid}/commands", headers=host,
+                       json={**moves[0], "player": "Ben"}).status_code == 403
+    mine = client.get(f"/games/{gid}/legal-moves", headers=host).get_json()
+    assert mine["player"] == "Ann"
+    answer = client.post(f"/games/{gid}/commands", headers=host, json=mine["moves"][0])
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["events"][0]["by"] == "seat"
+    # Check it keeps the host's other rights: invitations (and its own link), seats, abort.
+    links = client.post(f"/games/{gid}/invitations", headers=host,
+                        json={"tokens": [game["player_tokens"]["Ben"]]}).get_json()
+    assert [i["player"] for i in links["invitations"]] == ["Ben"]
+    assert links["host"]["url"].endswith(f"/games/{gid}/play?token={game['host_token']}")
+    assert client.post(f"/games/{gid}/seats/Ben", headers=host,
+                       json={"bot": "heuristic"}).status_code == 200
+    assert client.post(f"/games/{gid}/abort", headers=host,
+                       json={"reason": "done"}).status_code == 200
+    # Check once it is over everything is public, to the host token too.
+    assert client.get(f"/games/{gid}/export", headers=host).status_code == 200
+
+
+@pytest.mark.parametrize("host_seat", ["Zed", "", 3])
+def test_a_host_seat_that_is_no_seat_is_refused(served, host_seat):
+    client = served.test_client()
+    answer = client.post("/games", json={"game": "vampir", "players": seats("vampir"),
+                                         "host_seat": host_seat})
+    assert answer.status_code == 400, answer.get_json()
+    answer = client.post("/games", json={"game": "vampir", "players": seats("vampir"),
+                                         "host_seat": "Ann", "bots": {"Ann": "random"}})
+    assert answer.status_code == 400, answer.get_json()
+    assert served.extensions["gruft"].recorder.max_notification_id() is None
+
+
+def test_invitation_links_use_the_public_url_where_set(sqlite_env):
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env,
+                      "GRUFT_PUBLIC_URL": "http://192.168.1.20:8000/"})
+    try:
+        client = app.test_client()
+        game = create(client, "vampir")
+        gid = game["game_id"]
+        links = client.post(f"/games/{gid}/invitations", headers=bearer(game["host_token"]),
+                            json={"tokens": [game["player_tokens"]["Ann"]]}).get_json()
+        assert links["invitations"][0]["url"].startswith(
+            f"http://192.168.1.20:8000/games/{gid}/play?token=")
+        assert links["loopback"] is False
+    finally:
+        app.extensions["gruft"].close()
+
+
+def test_without_a_public_url_links_use_the_requests_address(served):
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    # Check the links use the request's address, and say when it is a loopback one.
+    links = client.post(f"/games/{gid}/invitations", headers=host, json={"tokens": []},
+                        base_url="http://127.0.0.1:8000").get_json()
+    assert links["host"]["url"].startswith(f"http://127.0.0.1:8000/games/{gid}/play?token=")
+    assert links["loopback"] is True
+    links = client.post(f"/games/{gid}/invitations", headers=host, json={"tokens": []},
+                        base_url="http://10.0.0.5:8000").get_json()
+    assert links["host"]["url"].startswith("http://10.0.0.5:8000/")
+    assert links["loopback"] is False
