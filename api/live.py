@@ -73,8 +73,7 @@ def init_app(app: Flask) -> None:
     if app.testing or threading.current_thread() is not threading.main_thread():
         return
     store: Games = app.extensions["gruft"]
-    if settings(app).gc_freeze:
-        gcpause.install(settings(app).gc_unfreeze)
+    pause_collections(app)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
         if not callable(previous):
@@ -85,6 +84,13 @@ def init_app(app: Flask) -> None:
             previous(sig, frame)
 
         signal.signal(signum, stop)
+
+
+def pause_collections(app: Flask) -> bool:
+    """Shorten a served worker's full collections (api/gcpause.py) unless GRUFT_GC_FREEZE=0."""
+    if settings(app).gc_freeze:
+        gcpause.install(settings(app).gc_unfreeze)
+    return settings(app).gc_freeze
 
 
 def keepalive_seconds() -> float:

@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-from api import gcpause
+from api import create_app, gcpause, live
 
 
 class Node:
@@ -55,7 +55,16 @@ def test_frozen_objects_are_unfrozen_and_collected_in_time(installed):
     assert ref() is None
 
 
-def test_a_full_collection_freezes_nothing_without_it():
+@pytest.mark.parametrize("setting, frozen", [("1", True), ("0", False)])
+def test_a_served_worker_pauses_collections_unless_told_not_to(installed, sqlite_env, setting,
+                                                               frozen):
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_GC_FREEZE": setting})
     gc.unfreeze()
+    callbacks = len(gc.callbacks)
+    # Check GRUFT_GC_FREEZE=0 leaves the collector as Python has it: a full collection
+    # freezes nothing; by default the worker's survivors are frozen.
+    assert live.pause_collections(app) is frozen
+    assert len(gc.callbacks) == callbacks + frozen
     gc.collect()
-    assert gc.get_freeze_count() == 0
+    assert (gc.get_freeze_count() > 0) is frozen
+    app.extensions["gruft"].close()

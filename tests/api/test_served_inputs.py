@@ -8,7 +8,6 @@ import os
 import select
 import socket
 import subprocess
-import time
 
 import pytest
 
@@ -85,8 +84,7 @@ def test_an_empty_persistence_module_is_a_clear_error_at_start(tmp_path, value):
     # which every worker failed to boot; it must fail at once, saying what is wrong.
     env = {**os.environ, "PERSISTENCE_MODULE": value, "GRUFT_DATA_DIR": str(tmp_path / "d")}
     sock = listening_socket()
-    started = time.monotonic()
-    try:
+    try:  # a server that hangs instead of stopping fails at the timeout
         done = subprocess.run([str(GRUFT), "serve", "--fd", str(sock.fileno()), "--workers", "1"],
                               env=env, capture_output=True, text=True, timeout=60,
                               pass_fds=(sock.fileno(),))
@@ -94,7 +92,6 @@ def test_an_empty_persistence_module_is_a_clear_error_at_start(tmp_path, value):
         sock.close()
     assert done.returncode != 0
     assert "PERSISTENCE_MODULE" in done.stderr + done.stdout, done.stderr[-2000:]
-    assert time.monotonic() - started < 30
 
 
 def test_an_app_built_on_an_empty_persistence_module_says_why(tmp_path):

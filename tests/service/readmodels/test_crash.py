@@ -6,12 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from service.readmodels import open_view, read_models, run, views_env
+from tests.kit import wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 GRUFT = str(Path(sys.executable).with_name("gruft"))  # the console script
@@ -77,11 +77,8 @@ def test_a_runner_killed_at_any_moment_resumes_exactly(populated, second_views):
     proc = child({**second_views, "READMODELS_BATCH": "20"}, GRUFT, "project")
     head = populated.games.recorder.max_notification_id()
     view = open_view(views_env(second_views))
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if (view.max_tracking_id("gruft") or 0) > head // 3:
-            break
-        time.sleep(0.005)
+    wait_until(lambda: proc.poll() is not None or (view.max_tracking_id("gruft") or 0) > head // 3,
+               "the runner a third of the way through the log")
     view.factory.close()
     proc.kill()
     _, err = proc.communicate(timeout=30)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
@@ -17,6 +15,7 @@ from service.readmodels import (
     rebuild,
     views_env,
 )
+from tests.kit import wait_until
 
 
 def test_rebuild_from_the_log_equals_the_views_kept_incrementally(populated, capsys):
@@ -28,10 +27,7 @@ def test_rebuild_from_the_log_equals_the_views_kept_incrementally(populated, cap
     cli = ["projections", "rebuild", "--db", populated.env.get("SQLITE_DBNAME", "")]
     # Fail to rebuild while a runner (here the API worker's own) holds the lock: awaited, since
     # its thread takes the lock on its own time (catch_up may answer before it has, under load)
-    deadline = time.monotonic() + 20
-    while side.embedded.runner is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert side.embedded.runner is not None, "the worker's runner never took the lock"
+    wait_until(lambda: side.embedded.runner is not None, "the worker's runner taking the lock")
     if sqlite:
         assert main([*cli, "--lock-wait", "0.2"]) == 3
         assert "holds the lock" in capsys.readouterr().err

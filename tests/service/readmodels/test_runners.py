@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 
 import pytest
 
@@ -12,17 +11,21 @@ from api import create_app
 from service.app import Games
 from service.readmodels import RunnerBusy, RunnerLock, open_view, read_models, run, views_env
 from service.readmodels.views import SQLiteReadModelView
+from tests.kit import wait_until
 from tests.service.readmodels.test_crash import GRUFT, child
 
 
 def wait_until_held(env: dict[str, str]) -> RunnerLock:
     """A lock object, once another process has taken the runner lock."""
     lock = RunnerLock(env)
-    deadline = time.monotonic() + 60
-    while lock.acquire() and time.monotonic() < deadline:
-        lock.release()  # not taken yet: the process is still starting
-        time.sleep(0.05)
-    assert not lock.held
+
+    def taken() -> bool:
+        if lock.acquire():
+            lock.release()  # not taken yet: the process is still starting
+            return False
+        return True
+
+    wait_until(taken, "the other process taking the runner lock")
     return lock
 
 
@@ -48,9 +51,8 @@ def test_one_runner_per_store_and_a_standby_takes_over(storage_env):
         games.create_game("vampiring", ["a", "b"])
         head = games.recorder.max_notification_id()
         view = open_view(env)
-        deadline = time.monotonic() + 60
-        while (view.max_tracking_id(games.name) or 0) < head and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: (view.max_tracking_id(games.name) or 0) >= head,
+                   "the standby following what is stored")
         assert view.max_tracking_id(games.name) == head
         view.factory.close()
         games.close()
@@ -80,9 +82,8 @@ def test_external_runner_readers_wait_a_bounded_time(storage_env):
     try:
         created = client.post("/games", json={"game": "vampiring", "players": ["a", "b"]}).json
         # Check without any runner a read waits at most GRUFT_VIEWS_WAIT, then answers stale
-        started = time.monotonic()
+        # (how long it waits is the benchmark's to measure, not a test's)
         assert client.get("/games").json["games"] == []
-        assert time.monotonic() - started < 10
         assert not read_models(app.extensions["gruft"]).catch_up(timeout=0)
         # Check with a runner process following the log (here a thread), the next read shows it
         stop = threading.Event()
