@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import render_template, request
+from flask import render_template, request, url_for
 
 from api.auth import MAX_TOKEN_LENGTH, bearer_token
 from api.errors import GruftBlueprint, error_response
@@ -101,8 +101,11 @@ def viewer_page(game_id: str):
         game, records = games().reads.replay_records(game_id, who, "This game's replay")
     except Forbidden as err:
         raise Forbidden(f"{err}; the host can watch it now with ?token=<host token>.") from None
-    # The script needs the token only while the JSON endpoints still ask for it.
-    data = page_data(game, records, token=None if game.finished else token)
+    # The script needs the token while the JSON endpoints still ask for it, and the host's
+    # for what only the host does (forking).
+    data = page_data(game, records, token=token if who.host or not game.finished else None)
+    data["host"] = who.host
+    data["fork_url"] = url_for("arbiter.Fork", game_id=game.id)
     html = render_template("viewer.html", data=data, title=data["title"])
     return html, 200, SECURITY_HEADERS
 

@@ -1,8 +1,7 @@
 // The game list's form to start a game: POST /games, then the host's play page with the links.
-// The creation answer (host and player tokens) is kept in this browser only (the tab's
-// sessionStorage, and localStorage for the host link reopened later): the server keeps no token,
-// so this browser is where the invitation links can be shown.
+// The creation answer (host and player tokens) is kept in this browser only (hosting.js).
 import { t } from "./i18n.js";
+import { keepHosting } from "./hosting.js";
 import { botWords, el } from "./tables.js";
 
 const setup = JSON.parse(document.getElementById("new-game-data").textContent);
@@ -147,19 +146,8 @@ $("create-form").addEventListener("submit", async (e) => {
       problem(answer.error ? answer.error.message : `${response.status} ${response.statusText}`);
       return;
     }
-    const id = answer.game_id;
-    const hosting = { token: answer.host_token, role: "host", you: request.host_seat || null };
-    const invites = { player_tokens: answer.player_tokens, bots: request.bots || {} };
-    sessionStorage.setItem(`gruft.play.${id}`, JSON.stringify(hosting));
-    sessionStorage.setItem(`gruft.invites.${id}`, JSON.stringify(invites));
-    // Kept on this device too: the host link reopened here shows the invitations again.
-    try {
-      localStorage.setItem(`gruft.invites.${id}`, JSON.stringify(invites));
-      localStorage.setItem(`gruft.seat.${id}`, JSON.stringify(hosting));
-    } catch {
-      /* private browsing: this tab only */
-    }
-    window.location.assign(`${setup.games_url}${encodeURIComponent(id)}/play`);
+    keepHosting(answer, request.bots, request.host_seat || null);
+    window.location.assign(`${setup.games_url}${encodeURIComponent(answer.game_id)}/play`);
   } catch (error) {
     problem(t("Could not reach the server: %(problem)s", { problem: error.message }));
   } finally {

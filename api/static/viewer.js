@@ -1,6 +1,7 @@
 // The replay viewer: steps through a game with GET /games/{id}/replay/{n} and draws the table.
 // Everything shown is built with textContent (never innerHTML): names and cards come from users.
 import { localTime, pt, t, tn } from "./i18n.js";
+import { keepHosting } from "./hosting.js";
 import { el, eventWords, renderTable, scoreboard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("viewer-data").textContent);
@@ -389,3 +390,33 @@ applyFilters();
 drawAnnotations();
 loadAnnotations();
 go(Number(asked.get("step") || 0));
+
+// -- the host: a fork at the step shown -------------------------------------------------------
+
+// The fork's answer (its tokens, its bot seats) is kept like a creation's, and its own host page
+// opens with the invitation links.
+async function forkHere() {
+  const box = $("fork-problem");
+  box.hidden = true;
+  $("fork-here").disabled = true;
+  try {
+    const response = await fetch(data.fork_url, { method: "POST", body: JSON.stringify({ at: view.step }),
+      headers: { Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${data.token}` } });
+    const answer = await response.json().catch(() => ({}));
+    if (response.status !== 201) {
+      throw new Error(answer.error ? answer.error.message : `${response.status} ${response.statusText}`);
+    }
+    keepHosting(answer, (answer.view && answer.view.bots) || {});
+    window.location.assign(`${data.viewer_url}${encodeURIComponent(answer.game_id)}/play`);
+  } catch (error) {
+    box.textContent = t("Could not fork here: %(problem)s", { problem: error.message });
+    box.hidden = false;
+  } finally {
+    $("fork-here").disabled = false;
+  }
+}
+
+if (data.host && data.token) {
+  $("fork-here").hidden = false;
+  $("fork-here").addEventListener("click", forkHere);
+}

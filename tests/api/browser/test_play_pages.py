@@ -23,6 +23,7 @@ from tests.api.browser.play_kit import (
     get,
     open_page,
     play_out,
+    post,
     ready_moves,
     root,
     wait_until,
@@ -337,6 +338,46 @@ def test_one_person_plays_a_whole_game_against_two_bots(browser, bot_site):
         assert seat.clicks > 0 and len(seat.loads) == 1 and not seat.errors
     finally:
         close(seat)
+
+
+# -- a fork: its own host page with its links, its bot seats kept ----------------------------------
+
+@pytest.mark.skipif("bots" not in schemas.CreateGame().fields,
+                    reason="bot seats (POST /games \"bots\") are not there yet")
+def test_the_host_forks_at_a_step_and_the_forks_page_shows_its_links_and_bot_seats(browser, bot_site):
+    game = create(bot_site.base_url, "vampir", players=3, seed=12, bots={"Cid": "heuristic"})
+    base, gid = bot_site.base_url, game["game_id"]
+    # The game ends (Ann and Bob by the host, Cid by the server's bot); a public step to fork at
+    rng = random.Random(12)
+    while get(base, f"/games/{gid}")["status"] == "in_progress":
+        view = get(base, f"/games/{gid}")
+        people = [p for p in view["to_act"] if p != "Cid"]
+        if not people:
+            continue
+        moves = get(base, f"/games/{gid}/legal-moves?player={people[0]}", game["host_token"])["moves"]
+        post(base, f"/games/{gid}/commands", {**rng.choice(moves), "player": people[0]},
+             game["host_token"])
+    host = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = host.new_page()
+    try:
+        page.goto(f"{base}/games/{gid}/viewer?token={game['host_token']}&step=5")
+        wait_until(page, lambda: page.is_visible("#fork-here"), what="the fork button")
+        page.click("#fork-here")
+        wait_until(page, lambda: "/play" in page.url and gid not in page.url, what="the fork's page")
+        fork_id = page.url.split("/games/")[1].split("/")[0]
+        assert get(base, f"/games/{fork_id}")["parent"]["version"] == 5
+        # Check the fork's host page lists a link for each person and marks the bot seat
+        wait_until(page, lambda: len(page.query_selector_all("[data-invite]")) == 2, what="the links")
+        assert {a.get_attribute("data-invite") for a in page.query_selector_all("[data-invite]")} == {"Ann", "Bob"}
+        assert "server" in page.text_content('.invite.bot[data-player="Cid"]')
+        # Check a spectator of the viewer is offered no fork
+        other = browser.new_context().new_page()
+        other.goto(f"{base}/games/{gid}/viewer")
+        other.wait_for_load_state()
+        assert other.is_hidden("#fork-here")
+        other.context.close()
+    finally:
+        host.close()
 
 
 # -- a phone's width ------------------------------------------------------------------------------
