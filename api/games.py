@@ -70,8 +70,8 @@ class GameCollection(MethodView):
                                       bots=body.get("bots"), clock=body.get("clock"),
                                       host_seat=body.get("host_seat"))
         start_bots = current_app.extensions.get("gruft.bots")  # set by cli.wsgi
-        if start_bots is not None and created.view.get("bots"):
-            start_bots()  # this worker's bot runner: started if need be, and told to look now
+        if start_bots is not None and (created.view.get("bots") or created.view.get("clocks")):
+            start_bots()  # this worker's bot and clock runners: started if need be, told to look
         return created  # a NewGame
 
 

@@ -36,6 +36,7 @@ from uuid import UUID
 from eventsourcing.persistence import OperationalError
 
 from bots import make_bot
+from bots.clocks import ClockRunner, clock_lock, embedded_clocks, run_while_held
 from domain.core import BadCommand, Refusal, Viewer
 from domain.core.chain import BOT
 from service import Games
@@ -304,7 +305,12 @@ def bots_starter(games: Games) -> Callable[[], Any]:
     is `external` (a `gruft bots` process plays)."""
     if games.settings.bots == "external":
         return lambda: None
-    return lambda: embedded_bots(games)
+
+    def start() -> None:
+        embedded_bots(games)
+        embedded_clocks(games)  # the clock runner runs beside the bot runner (bots/clocks.py)
+
+    return start
 
 
 # -- `gruft bots` ---------------------------------------------------------------------------
@@ -333,6 +339,11 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
     lock.take(lock_wait, stop, "another bot runner holds the lock")
     games = Games(env)
     runner = BotRunner(lambda: games, delay=delay)
+    # The clock runner beside it, under a lock of its own (a standby waits for it).
+    clocks = threading.Thread(target=run_while_held,
+                              args=(ClockRunner(lambda: games), clock_lock(env), stop),
+                              daemon=True, name="gruft-clocks")
+    clocks.start()
     started = time.monotonic()
 
     def progress() -> Progress:
@@ -351,5 +362,6 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
         stop.set()
         if reporter is not None:
             reporter.join()
+        clocks.join(30)
         games.close()
     return progress()

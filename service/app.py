@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from threading import local
 from typing import Any
 from uuid import UUID
@@ -69,6 +70,7 @@ class Games(SaveHooks):
     """The event-sourced store of every game, with its tokens."""
 
     name = "gruft"
+    closed = False
     snapshotting_intervals: Mapping[type, int] = {}
 
     def __init__(self, env: Mapping[str, str] | None = None,
@@ -174,6 +176,7 @@ class Games(SaveHooks):
 
     def close(self) -> None:
         """Stop following the log, then close the store."""
+        self.closed = True  # runners holding this Application (bots/clocks.py) stop
         self.live.close()
         self.presence.close()
         self.follower.close()
@@ -326,6 +329,22 @@ class Games(SaveHooks):
                 if attempt == RACE_ATTEMPTS - 1:
                     raise
         return self.reads.view_of(game, SPECTATOR, None)
+
+    def expire_clock(self, game_id: str | UUID, player: str,
+                     choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
+                     ) -> CommandOutcome:
+        """Record that `player`'s clock ran out (ClockExpired, by clock) and make that seat's
+        move with `choose` (the server's bot; by bot), in one write: a runner that dies
+        between the two has stored neither. Refused (BadCommand) before the deadline, as the
+        domain checks it against the time it is stored at; Conflict if another write won."""
+        game = self.repository.game(game_id, for_update=True)
+        game.expire_clock(player, datetime.now(UTC))
+        moves = game.legal_moves(player)
+        if moves:
+            game.execute(player, choose(game, player, moves), by=BOT)
+        new_events = self._save_and_share(game)
+        return CommandOutcome(game.version, [shown_event(game, e, SPECTATOR) for e in new_events],
+                              [] if game.finished else list(game.to_act), game.status)
 
     def _save_and_share(self, game: Game) -> list[Any]:
         """Store a command's events; this worker's cache and the game's tail take them before

@@ -61,6 +61,31 @@ def test_a_clock_chosen_at_creation_runs_for_the_seats_awaited(served):
     assert "clocks" not in client.get(f"/games/{plain['game_id']}").get_json()
 
 
+def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
+    from bots.clocks import _embedded
+
+    client = served.test_client()
+    game = create(client, "vampiring", clock={"bank": 3, "increment": 30})
+    gid = game["game_id"]
+    # Ann moves in time; Ben does not, and his clock runs out after 3 seconds.
+    ann = bearer(game["player_tokens"]["Ann"])
+    moves = client.get(f"/games/{gid}/legal-moves", headers=ann).get_json()["moves"]
+    assert client.post(f"/games/{gid}/commands", headers=ann, json=moves[0]).status_code == 200
+
+    def expired() -> list[dict[str, Any]]:
+        return client.get(f"/games/{gid}/events?type=ClockExpired").get_json()["events"]
+
+    wait_until(lambda: expired() != [], "Ben's clock to run out")
+    stored = expired()[0]
+    assert (stored["by"], stored["data"]) == ("clock", {"player": "Ben"})
+    after = client.get(f"/games/{gid}/events?after={stored['version']}").get_json()["events"]
+    assert (after[0]["by"], after[0]["data"]["player"]) == ("bot", "Ben")
+    # Check the views show Ben's clock at 0 plus his increment, and Ann's not run out.
+    clocks = client.get(f"/games/{gid}").get_json()["clocks"]
+    assert clocks["Ben"]["remaining"] <= 30 < clocks["Ann"]["remaining"]
+    _embedded.get(served.extensions["gruft"]).stop()
+
+
 @pytest.mark.parametrize("clock", [{"bank": 0, "increment": 0}, {"bank": 60},
                                    {"bank": 60, "increment": -1}, {"bank": True, "increment": 0},
                                    {"bank": "60", "increment": 0},

@@ -1,0 +1,165 @@
+"""The clock runner (bots/clocks.py): real runner threads and processes on a real SQLite store.
+
+A seat whose clock runs out has its move made by the server's heuristic bot, recorded as
+`ClockExpired` (by clock) and the move (by bot), never before its deadline; every game played
+with clocks and seats handed over exports and verifies; a runner killed mid-game is replaced
+by its standby, which meets every deadline that passed meanwhile.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from bots.clocks import _embedded as embedded_clock_runners
+from bots.clocks import embedded_clocks
+from bots.seats import _embedded as embedded_bot_runners
+from bots.seats import embedded_bots
+from domain import available_games, game_class
+from domain.core import HOST, BadCommand, Refusal, Viewer
+from domain.core.clocks import deadline
+from replays.document import build_document, verify
+from service import Games
+from service.errors import Conflict
+from service.signing import SigningKey, check_signature
+from tests.kit import SHORT_OPTIONS, seats, start_gruft, stop, wait_until
+
+QUICK = {"bank": 1, "increment": 0}  # each seat's first move after 1 s, every later one at once
+
+
+@pytest.fixture
+def open_games(sqlite_env) -> Iterator[Callable[..., Games]]:
+    """Applications on one SQLite store (each like one API worker), bots without delay."""
+    made: list[Games] = []
+
+    def make() -> Games:
+        games = Games(env={**sqlite_env, "GRUFT_BOT_DELAY": "0"})
+        made.append(games)
+        return games
+
+    yield make
+    for games in made:
+        for runners in (embedded_clock_runners, embedded_bot_runners):
+            runner = runners.get(games)
+            if runner is not None:
+                runner.stop()
+        games.close()
+
+
+def check_exports(games: Games, game_id: UUID, folder: Path) -> list[dict]:
+    """The game's replay document verifies; its records are answered."""
+    key = SigningKey.load_or_create(folder)
+    game = games.game(game_id)
+    records = games.reads.records(game_id)
+    verdict = verify(build_document(game, records, key.sign, key.public_pem),
+                     trusted_keys=[key.public_pem], check_signature=check_signature)
+    assert verdict.valid, verdict.problems
+    return records
+
+
+def check_never_early(key: str, game_id: UUID, records: list[dict]) -> int:
+    """Every ClockExpired is stored at or after its seat's deadline (replayed from the stored
+    events), and followed by that seat's move by the bot; answers how many there are."""
+    cls = game_class(key)
+    found = 0
+    for index, record in enumerate(records):
+        if record["type"] != "ClockExpired":
+            continue
+        before = cls.replayed(game_id, records[:index])
+        player = record["data"]["player"]
+        assert datetime.fromisoformat(record["timestamp"]) >= deadline(before, player)
+        assert record["by"] == "clock"
+        move = records[index + 1]
+        assert (move["by"], move["data"].get("player")) == ("bot", player)
+        found += 1
+    return found
+
+
+@pytest.mark.parametrize("key", available_games())
+def test_seats_out_of_time_are_played_and_every_game_verifies(open_games, key, tmp_path):
+    games = open_games()
+    rng = random.Random(key)
+    game_id = games.create_game(key, seats(key), seed=11, options=SHORT_OPTIONS[key],
+                                clock=QUICK).game_id
+    embedded_bots(games), embedded_clocks(games)
+    handed = 0
+    while not games.game(game_id).finished:
+        game = games.game(game_id)
+        choice = rng.random()
+        try:
+            if choice < 0.3:  # a person moves in time
+                player = rng.choice(game.to_act)
+                games.command(game_id, Viewer(player=player),
+                              rng.choice(game.legal_moves(player)))
+            elif choice < 0.5:  # the host hands a seat to a bot, or takes it back
+                player = rng.choice(game.players)
+                games.hand_seat(game_id, HOST, player,
+                                None if game.bot_kind(player) else rng.choice(["random",
+                                                                               "heuristic"]))
+                handed += 1
+            else:  # nobody moves: wait for the clock (or a bot) to
+                wait_until(lambda v=game.version: games.game(game_id).version > v,
+                           "a clock or a bot to move")
+        except (Refusal, BadCommand, Conflict):
+            pass  # a bot or the clock moved first: look again
+    records = check_exports(games, game_id, tmp_path)
+    # Check clocks ran out (each seat's first did, after a second), never early.
+    assert check_never_early(key, game_id, records) >= 1
+    assert sum(r["type"] == "SeatHanded" for r in records) == handed
+
+
+def test_a_clock_never_runs_out_for_a_seat_that_moved_in_time(open_games, tmp_path):
+    games = open_games()
+    game_id = games.create_game("vampir", seats("vampir"), seed=3,
+                                options=SHORT_OPTIONS["vampir"],
+                                clock={"bank": 3600, "increment": 0}).game_id
+    runner = embedded_clocks(games).runner
+    wait_until(lambda: game_id in runner.active, "the runner to note the game")
+    # Check a whole game played at once by its seats records no ClockExpired.
+    while not games.game(game_id).finished:
+        game = games.game(game_id)
+        player = game.to_act[0]
+        games.command(game_id, Viewer(player=player), game.legal_moves(player)[0])
+    records = check_exports(games, game_id, tmp_path)
+    assert not any(r["type"] == "ClockExpired" for r in records)
+    assert runner.expired == 0
+
+
+def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_games, sqlite_env,
+                                                                   tmp_path):
+    # Ann never moves; her clock runs out every second (1 s each move), the bots answer her.
+    games = open_games()
+    names = seats("vampir")
+    game_id = games.create_game("vampir", names, seed=4, options=SHORT_OPTIONS["vampir"],
+                                bots={n: "heuristic" for n in names[1:]},
+                                clock={"bank": 1, "increment": 1}).game_id
+    log = tmp_path / "bots.log"
+    first = start_gruft(["bots", "--delay", "0"], sqlite_env, log)
+    standby = None
+
+    def expired() -> int:
+        return sum(r["type"] == "ClockExpired" for r in games.reads.records(game_id))
+
+    try:
+        wait_until(lambda: expired() >= 1, "the first runner to expire Ann's clock")
+        standby = start_gruft(["bots", "--delay", "0"], sqlite_env, log)  # waits for the locks
+        first.send_signal(signal.SIGKILL)  # no chance to finish or let go of the locks
+        first.wait(20)
+        killed_at = expired()
+        assert not games.game(game_id).finished, log.read_text()
+        # Check the standby takes both locks and plays the game to its end from the store.
+        wait_until(lambda: games.game(game_id).finished, "the standby to finish the game")
+        assert expired() > killed_at
+    finally:
+        stop(first, signal.SIGTERM)
+        if standby is not None:
+            stop(standby, signal.SIGTERM)
+        print(log.read_text())
+    records = check_exports(games, game_id, tmp_path)
+    assert check_never_early("vampir", game_id, records) == expired()
