@@ -28,7 +28,7 @@ from flask import Flask, Response, request
 from flask.views import MethodView
 
 from api import gcpause, schemas
-from api.auth import bearer_token
+from api.auth import request_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
 from api.holds import HOLDS as SLOTS
@@ -96,12 +96,6 @@ def pause_collections(app: Flask) -> bool:
 def keepalive_seconds() -> float:
     """How often an idle stream gets a comment line (GRUFT_STREAM_KEEPALIVE; tests shorten it)."""
     return settings().stream_keepalive
-
-
-def stream_token(query: dict[str, Any]) -> str | None:
-    """The viewer's token: the Authorization header, else `?token=`."""
-    token = bearer_token()
-    return token if token is not None else query.get("token")
 
 
 def message(version: int, events: list[dict[str, Any]], view: dict[str, Any],
@@ -262,7 +256,7 @@ class Stream(MethodView):
     def get(self, query, headers, game_id):
         """Server-Sent Events: every change of the game as this viewer may see it, live."""
         store = games()
-        who = store.access.authenticate(game_id, stream_token(query))
+        who = store.access.authenticate(game_id, request_token())
         # Where a reconnecting client resumes: Last-Event-ID (the browser's own), else ?after=.
         after = headers.get("last_event_id", query.get("after"))
         args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}

@@ -22,7 +22,7 @@ from flask import render_template, request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from api.auth import MAX_TOKEN_LENGTH, bearer_token
+from api.auth import MAX_TOKEN_LENGTH, bearer_token, query_token
 from api.errors import GruftBlueprint
 from api.games import games, viewer
 from api.live import keepalive_seconds
@@ -112,12 +112,10 @@ def play_page(game_id: str):
 
 def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
     """Who the page's `?token=` is for (the script keeps it only if valid), else None."""
-    if token is None:
-        return None
-    token = token.strip()
-    if not token or len(token) > MAX_TOKEN_LENGTH:
-        return {"role": "invalid"}
     try:
+        token = query_token(token)
+        if token is None:
+            return None
         who = games().access.authenticate(game_id, token)
     except Unauthorized:
         # Shown as a spectator with a note, so the script can still drop the bad link's token.

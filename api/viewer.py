@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import render_template, request, url_for
 
-from api.auth import MAX_TOKEN_LENGTH, bearer_token
+from api.auth import request_token
 from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.reads import games_page
@@ -95,7 +95,7 @@ def game_list():
                     404: {"description": "not_found"}})
 def viewer_page(game_id: str):
     """A web page that steps through a game (host any time, anyone once it is finished)."""
-    token = page_token()
+    token = request_token()
     who = games().access.authenticate(game_id, token)
     try:
         game, records = games().reads.replay_records(game_id, who, "This game's replay")
@@ -108,20 +108,6 @@ def viewer_page(game_id: str):
     data["fork_url"] = url_for("arbiter.Fork", game_id=game.id)
     html = render_template("viewer.html", data=data, title=data["title"])
     return html, 200, SECURITY_HEADERS
-
-
-def page_token() -> str | None:
-    """The caller's token: the Authorization header, else the `token` query parameter."""
-    token = bearer_token()
-    if token is not None:
-        return token
-    token = request.args.get("token")
-    if token is None:
-        return None
-    token = token.strip()
-    if not token or len(token) > MAX_TOKEN_LENGTH:
-        raise Unauthorized("the token parameter is empty or too long")
-    return token
 
 
 def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> dict[str, Any]:
