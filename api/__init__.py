@@ -25,6 +25,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         inputs,
         limits,
         live,
+        metrics,
         play,
         replays,
         request_log,
@@ -75,7 +76,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     api = GruftApi(app)
     for resource in (games, live, table, replays, arbiter, stats, viewer, play, rules, health,
-                     gamelog):
+                     gamelog, metrics):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound

@@ -7,7 +7,9 @@ import os
 import resource
 import shutil
 import sys
+import tempfile
 
+from api.serving_config import OWNED
 from service.health import StoreNotWritable, check_folder, check_writable
 from service.settings import Settings, SettingsError, check_settings, data_dir, storage_env
 
@@ -78,14 +80,33 @@ def serve(args: argparse.Namespace) -> int:
         bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
     argv = [gunicorn, "--bind", bind, *worker_options(args.workers, args.threads),
             "--error-logfile", "-", "--logger-class", "api.serving_log.RedactingLogger",
-            "--no-control-socket", "cli.wsgi:create_app()"]
+            "--no-control-socket", "--config", "python:api.serving_config",
+            "cli.wsgi:create_app()"]
     # Streams beyond this wait for a 503's Retry-After instead of taking the last free threads.
     os.environ.setdefault("GRUFT_STREAMS_MAX", str(streams_max(args.threads)))
+    metrics_folder()  # service.metrics made sure an operator's folder is writable
     files = raise_open_files_limit()
     print(f"gruft serving on {where} with {args.workers} worker(s) of {args.threads} "
           f"thread(s) (open files: {files})", flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
+
+
+def metrics_folder() -> str:
+    """PROMETHEUS_MULTIPROC_DIR for the workers' metrics (GET /metrics): the operator's
+    folder, emptied of an earlier run's files (they would count again), else a new folder of
+    its own, removed when the server stops (api.serving_config)."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(folder):
+            if name.endswith(".db"):
+                os.remove(os.path.join(folder, name))
+    else:
+        folder = tempfile.mkdtemp(prefix="gruft-metrics-")
+        os.environ[OWNED] = folder
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    return folder
 
 
 def ready_to_write(environ) -> None:

@@ -2,8 +2,10 @@
 
 `GET /livez`: the process answers (nothing else is looked at). `GET /readyz`: the store answers
 a read and takes writes (service.health: a file written beside an SQLite store and its write
-lock taken and let go; a PostgreSQL server that is not a read-only standby); else 503 saying
-which, with Retry-After.
+lock taken and let go; a PostgreSQL server that is not a read-only standby), and this worker's
+follower of the log is not stuck (service.follower: with subscribers, its thread runs and has
+ended a round within GRUFT_FOLLOWER_STUCK seconds, 30 by default: else its live streams, bots
+and read models hear of nothing new); else 503 saying which, with Retry-After.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from flask.views import MethodView
 from api import schemas
 from api.errors import GruftBlueprint, error_response
 from api.games import games
+from api.settings import settings
 from service.health import StoreNotWritable, check_writable
 
 blp = GruftBlueprint("health", __name__, description="Liveness and readiness probes")
@@ -31,9 +34,10 @@ class Live(MethodView):
 class Ready(MethodView):
     @blp.response(200, schemas.Health)
     @blp.alt_response(503, schema=schemas.Error,
-                      description="unavailable: the store does not answer or takes no writes")
+                      description="unavailable: the store does not answer or takes no writes, or "
+                      "the log's follower is stuck")
     def get(self):
-        """The store answers and takes writes."""
+        """The store answers and takes writes, and the log's follower is not stuck."""
         store = games()
         try:
             store.recorder.max_notification_id()
@@ -43,6 +47,9 @@ class Ready(MethodView):
             check_writable(store.storage)
         except StoreNotWritable as exc:
             return not_ready(str(exc))
+        stuck = store.follower.stuck(settings().follower_stuck)
+        if stuck:
+            return not_ready(stuck)
         return {"status": "ready"}
 
 

@@ -22,8 +22,10 @@ from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from api.errors import RETRY_AFTER_SECONDS
 from api.settings import settings
+from service import metrics
 
 STREAM, POLL = "stream", "long poll"
+OPEN = {STREAM: metrics.STREAMS_OPEN, POLL: metrics.POLLS_OPEN}  # for GET /metrics
 PER_ADDRESS = {STREAM: "streams_per_address", POLL: "polls_per_address"}  # Settings' fields
 
 
@@ -49,9 +51,11 @@ class Holds:
                     "shortly", retry_after=RETRY_AFTER_SECONDS)
             self.open += 1
             self._by[kind, address] += 1
+        OPEN[kind].inc()
 
     def give(self, kind: str, address: str) -> None:
         """One ended."""
+        OPEN[kind].dec()
         with self._lock:
             self.open -= 1
             self._by[kind, address] -= 1

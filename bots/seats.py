@@ -39,7 +39,7 @@ from bots import make_bot
 from bots.clocks import ClockRunner, clock_lock, embedded_clocks, run_while_held
 from domain.core import BadCommand, Refusal, Viewer
 from domain.core.chain import BOT
-from service import Games
+from service import Games, metrics
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
 from service.readmodels.lifecycle import PerApplication, supervise
@@ -233,6 +233,7 @@ class BotRunner:
                               move)
             else:
                 self.moves += 1
+                metrics.BOT_MOVES.inc()
                 self._look_again(game_id, time.monotonic() + self.delay)  # the next bot, if any
             return
 

@@ -21,9 +21,10 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
-from domain.core import SPECTATOR, BadCommand, Game, Viewer
+from domain.core import SPECTATOR, BadCommand, Game, Refusal, Viewer
 from domain.core.chain import BOT, HOST_BY, SEAT
 from domain.core.names import check_seated_names
+from service import metrics
 from service.access import Access, acting_player, check_host, seat_named, seat_right
 from service.arbiter import Annotations, Arbiter
 from service.clocks import Clocked
@@ -275,9 +276,15 @@ class Games(SaveHooks):
             if expected_version is not None and expected_version != game.version:
                 raise Conflict(f"expected version {expected_version}, the game is at "
                                f"{game.version}")
-            game.execute(player, command, by=self._sender(game, viewer, player, by))
+            sender = self._sender(game, viewer, player, by)
+            try:
+                game.execute(player, command, by=sender)
+            except Refusal as refusal:
+                metrics.refused(game.KEY, refusal.code, refusal.rule)
+                raise
             try:
                 new_events = self._save_and_share(game)
+                metrics.commanded(game.KEY, sender)
                 break
             except Conflict:
                 # Another seat's command was stored first (VampiRing's simultaneous moves):

@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from service import metrics
+
 log = logging.getLogger("gruft.follower")
 
 POLL_SECONDS = 0.01  # how often an SQLite follower reads the log (one indexed query)
@@ -44,6 +46,7 @@ LISTEN_SLICE = 0.05  # a PostgreSQL follower looks for a nudge this often while 
 IDLE_SECONDS = 1.0  # a follower of an in-memory store reads this often without a nudge
 RETRY_SECONDS = 1.0  # after a store error or a failing subscriber, tried again this late
 PAGE = 500  # notifications read at a time
+STUCK_SECONDS = 30.0  # a follower with subscribers that ends no round for this long is stuck
 
 
 class Subscriber(Protocol):
@@ -69,6 +72,12 @@ class Follower:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
+        # How it is doing (GET /readyz, GET /metrics): the furthest any subscriber has taken,
+        # when a round last ended, and when one last found nothing more to hand on.
+        self._started_at = time.monotonic()
+        self.position = 0
+        self.round_at: float | None = None  # time.monotonic()
+        self.caught_up_at: float | None = None  # time.time()
 
     # -- the interface ---------------------------------------------------------------------
 
@@ -98,6 +107,21 @@ class Follower:
         reader in this process waits for a subscriber to catch up)."""
         self._nudged.set()
 
+    def stuck(self, seconds: float = STUCK_SECONDS) -> str | None:
+        """Why this follower is stuck (a sentence), or None: with subscribers, its thread
+        must be alive and have ended a round in the last `seconds`."""
+        with self._lock:
+            if not self._subscribers or self._stop.is_set():
+                return None
+        thread = self._thread
+        if thread is None or not thread.is_alive() or os.getpid() != self._pid:
+            return "the log follower's thread is not running"
+        since = time.monotonic() - (self.round_at or self._started_at)
+        if since > seconds:
+            return (f"the log follower has ended no round for {since:.0f} s (a subscriber "
+                    "that does not return, or a store that does not answer)")
+        return None
+
     def close(self) -> None:
         """Stop the thread (a call under way finishes first)."""
         self._stop.set()
@@ -117,6 +141,7 @@ class Follower:
             if self._thread is not None and self._thread.is_alive():
                 return
             self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-follower")
+            self._started_at = time.monotonic()
             self._thread.start()
 
     def _run(self) -> None:
@@ -152,20 +177,35 @@ class Follower:
         """Hand every subscriber what the log holds after its position (the thread's round;
         callable directly in a test)."""
         while not self._stop.is_set():
-            groups: dict[int, list[Subscriber]] = {}
-            now = time.monotonic()
-            with self._lock:
-                for subscriber in self._subscribers:
-                    if self._retry_at.get(id(subscriber), 0.0) <= now:
-                        groups.setdefault(subscriber.position, []).append(subscriber)
-            more = False
-            for position in sorted(groups, reverse=True):  # those at the head first
-                notes = self._recorder.select_notifications(start=position, limit=PAGE,
-                                                            inclusive_of_start=False)
-                if notes and self._hand(groups[position], notes):
-                    more = more or len(notes) == PAGE
-            if not more:
+            if not self._feed_page():
+                self._round_ended()
                 return
+
+    def _feed_page(self) -> bool:
+        """One page to each group of subscribers at a position; whether there is more."""
+        groups: dict[int, list[Subscriber]] = {}
+        now = time.monotonic()
+        with self._lock:
+            for subscriber in self._subscribers:
+                if self._retry_at.get(id(subscriber), 0.0) <= now:
+                    groups.setdefault(subscriber.position, []).append(subscriber)
+        more = False
+        for position in sorted(groups, reverse=True):  # those at the head first
+            notes = self._recorder.select_notifications(start=position, limit=PAGE,
+                                                        inclusive_of_start=False)
+            if notes and self._hand(groups[position], notes):
+                more = more or len(notes) == PAGE
+        return more
+
+    def _round_ended(self) -> None:
+        with self._lock:
+            positions = [s.position for s in self._subscribers]
+            behind = any(when > time.monotonic() for when in self._retry_at.values())
+        self.position = max([self.position, *positions])
+        self.round_at = time.monotonic()
+        if not behind:
+            self.caught_up_at = time.time()
+        metrics.follower_round(self)
 
     def _hand(self, subscribers: list[Subscriber], notes: Sequence[Any]) -> bool:
         """Hand `notes` to each subscriber; whether any of them moved on."""

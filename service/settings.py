@@ -120,6 +120,8 @@ class Settings:
     gc_unfreeze: float = _setting("GRUFT_GC_UNFREEZE", "600", _seconds(1, 86400))
     bots: str = _setting("GRUFT_BOTS", "embedded", _one_of("embedded", "external"))
     bot_delay: float = _setting("GRUFT_BOT_DELAY", "0.3", _seconds(0, 60))
+    # how long a follower of the log may end no round before GET /readyz calls it stuck
+    follower_stuck: float = _setting("GRUFT_FOLLOWER_STUCK", "30", _seconds(0.01, 86400))
     # the read models
     projections: str = _setting("GRUFT_PROJECTIONS", "embedded", _one_of("embedded", "external"))
     views_wait: float = _setting("GRUFT_VIEWS_WAIT", "5", _seconds(0, 600))

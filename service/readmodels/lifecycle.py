@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from service import metrics
 from service.app import Games
 from service.readmodels.projection import NAME, ReadModelRunner, open_view, sibling_db, views_env
 from service.readmodels.views import ReadModelView
@@ -162,8 +163,9 @@ def supervise(lock: RunnerLock, stop: threading.Event, run: Callable[[], bool],
                 stop.wait(LOCK_RETRY_SECONDS)
                 continue
             try:
-                if not run():
-                    return
+                with metrics.Running(lock.name):
+                    if not run():
+                        return
             except Exception:
                 failures += 1
                 logger.exception("%s failed; starting again", what)
