@@ -153,6 +153,9 @@ class View(Schema):
         "description": "only in games with a clock: each seat's clock as of the view"})
     rematch = fields.String(metadata={"description": "once a rematch of this game was made: "
                             "its game_id"})
+    sealed = fields.Boolean(metadata={"description": "only true, only in a game that is over "
+                            "but whose record stays sealed: a game forked from its secret table "
+                            "(or a fork of the same family) is still in play"})
 
 
 class SeatBody(StrictSchema):

@@ -101,9 +101,10 @@ def viewer_page(game_id: str):
         game, records = games().reads.replay_records(game_id, who, "This game's replay")
     except Forbidden as err:
         raise Forbidden(f"{err}; the host can watch it now with ?token=<host token>.") from None
-    # The script needs the token while the JSON endpoints still ask for it, and the host's
-    # for what only the host does (forking).
-    data = page_data(game, records, token=token if who.host or not game.finished else None)
+    # The script needs the token while the JSON endpoints still ask for it (in play, or sealed:
+    # service.seals), and the host's for what only the host does (forking).
+    open_to_all = games().reads.seals.revealed(game)
+    data = page_data(game, records, token=token if who.host or not open_to_all else None)
     data["host"] = who.host
     data["fork_url"] = url_for("arbiter.Fork", game_id=game.id)
     html = render_template("viewer.html", data=data, title=data["title"])

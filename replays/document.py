@@ -488,7 +488,8 @@ def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game
         raise BadSetup("the document's parent is not the one its Forked event records")
     return cls.forked(setup.get("players"), setup.get("options"), setup.get("deal"),
                       forked.get("table"), forked.get("parent"), seed=setup.get("seed"),
-                      salt=setup.get("salt"), bots=setup.get("bots"))
+                      salt=setup.get("salt"), bots=setup.get("bots"), clock=setup.get("clock"),
+                      family=forked.get("family"))
 
 
 def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -> bool:
@@ -498,7 +499,7 @@ def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -
     data = record["data"]
     try:
         if record["type"] == ABORTED:
-            game.abort(data.get("reason"))
+            game.abort(data.get("reason"), fork=data.get("fork"))
         elif record["type"] == HANDED:
             game.hand_seat(data.get("player"), data.get("bot"))
         else:

@@ -163,8 +163,15 @@ def check_host(viewer: Viewer, what: str) -> None:
         raise Unauthorized(f"{what} needs the host's token")
 
 
-def check_replay_open(game: Game, viewer: Viewer, what: str) -> None:
+def check_replay_open(game: Game, viewer: Viewer, what: str, revealed: bool | None = None
+                      ) -> None:
     """docs/api.md: the replay, its export and its viewer are the host's at any time, and
-    everybody's once the game is over (a game in play keeps its hands secret)."""
-    if not (viewer.host or game.finished):
+    everybody's once the game is over (a game in play keeps its hands secret) and `revealed`
+    (service.seals: a sealed family's games stay the host's until every one of them is over)."""
+    if viewer.host:
+        return
+    if not game.finished:
         raise Forbidden(f"{what} is open to the host, and to everybody once the game is over")
+    if not (game.revealed if revealed is None else revealed):
+        raise Forbidden(f"{what} stays sealed: a game forked from this one's secret table is "
+                        "still in play; it opens to everybody once every fork is over")

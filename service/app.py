@@ -97,7 +97,7 @@ class Games(SaveHooks):
         self.reads = Reads(self.repository, self.access, self.live, self.presence)
         self.delivery = Delivery(self.repository, self.mapper, self.reads)
         self.live.forward = self.delivery.forward_cached
-        self.arbiter = Arbiter(self.repository, self.save, self.store_new)
+        self.arbiter = Arbiter(self.repository, self.save, self.store_new, self.reads.seals)
         self._announcing = local()  # `later`: during a command's save, what it will announce
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
@@ -293,7 +293,9 @@ class Games(SaveHooks):
                 # somebody else's stored command, so this ends; the bound is a safeguard.
                 if expected_version is not None or attempt == RACE_ATTEMPTS - 1:
                     raise
-        return CommandOutcome(game.version, [shown_event(game, e, viewer) for e in new_events],
+        revealed = self.reads.seals.revealed(game)  # False in play: a dict look-up at most
+        return CommandOutcome(game.version,
+                              [shown_event(game, e, viewer, revealed) for e in new_events],
                               [] if game.finished else list(game.to_act), game.status)
 
     @staticmethod

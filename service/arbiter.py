@@ -9,7 +9,8 @@ annotation without `hash`, the first `prev_hash` being the game's seed commitmen
 carries them, signed with the rest of the document, and verification checks every link.
 
 `Arbiter` is the host's desk in one Application: annotating a game, reading its annotations,
-forking a finished game from a step between two moves, and listing a game's forks.
+forking a game from a step between two moves (a game in play stops, sealed: service.seals),
+and listing a game's forks.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from domain.core import BadCommand, Game, Viewer, record_hash
 from service.access import check_host, check_replay_open
 from service.errors import Conflict
 from service.repository import GameRepository, parse_game_id
+from service.seals import Family, Seals, family_root
 from service.seats import BotSeats
 from service.tokens import draw_salt, draw_seed
 
@@ -123,8 +125,9 @@ class Arbiter:
     """The arbiter's work on one Application's games: annotations and forks."""
 
     def __init__(self, repository: GameRepository, save: Callable[..., Any],
-                 store_new: Callable[..., Any]) -> None:
+                 store_new: Callable[..., Any], seals: Seals) -> None:
         self._repository = repository
+        self._seals = seals
         self._save = save  # the Application's save
         self._store_new = store_new  # the Application's: stores a new game with its tokens
 
@@ -155,33 +158,42 @@ class Arbiter:
     def annotations(self, game_id: str | UUID, viewer: Viewer) -> list[dict[str, Any]]:
         """The annotations, for whoever may replay the game (the host, everybody once over)."""
         game = self._repository.game(game_id)
-        check_replay_open(game, viewer, "the annotations")
+        check_replay_open(game, viewer, "the annotations", self._seals.revealed(game))
         return [shown(r) for r in self.annotation_records(game)]
 
     def fork(self, game_id: str | UUID, viewer: Viewer, at: Any) -> Any:
-        """A new game (a NewGame) from the state after event `at` of a game that is over.
+        """A new game (a NewGame) from the state after event `at`, between two moves.
 
-        A game still in play is not forked: the fork's own log, once it is over, would show
-        hands its parent still hides. An arbiter voiding a move in a game in play aborts it
-        first (POST /abort), then forks it from before that move.
+        A game in play stops (GameAborted naming the fork) and, with the fork, founds a sealed
+        family: nobody but the host sees any of their secrets until every game of the family is
+        over (service.seals). A fork of a game whose record is public is an analysis fork; one
+        of a sealed game joins its family. The fork keeps the parent's bot seats and clock.
         """
-        parent = self._repository.game(game_id)
         check_host(viewer, "forking a game")
-        if not parent.finished:
-            raise Conflict("only a game that is over can be forked: abort it first")
+        parent = self._repository.game(game_id, for_update=True)
         step = check_step(parent, at)
         self._check_between_moves(parent, step)
-        # the last version awaits nobody: never it
         state = self._repository.game(parent.id, version=step)
         link = {"game_id": str(parent.id), "version": step, "hash": self._event_hash(parent, step)}
         bots = self._bot_seats(parent.id)  # a fork keeps its parent's bot seats
-        fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt(), bots=bots)
+        family = family_root(parent, self._seals.revealed(parent))
+        fork = type(parent).fork(state, link, seed=draw_seed(), salt=draw_salt(), bots=bots,
+                                 family=family)
         try:
             links = self._repository.get(Forks.create_id(parent.id))
         except AggregateNotFoundError:
             links = Forks(game_id=parent.id)
         links.add(fork.id, step)
-        return self._store_new(fork, bots, also=(links,))
+        also: list[Any] = [links]
+        if not parent.finished:  # forked in play: the parent stops here, sealed
+            parent.abort(f"forked as game {fork.id} from event {step}",
+                         fork={"game_id": str(fork.id), "version": step})
+            also.append(parent)
+        if family is not None:
+            members = self._seals.family(family) or Family(root=family)
+            members.join(fork.id)
+            also.append(members)
+        return self._store_new(fork, bots, also=tuple(also))
 
     def _bot_seats(self, game_id: UUID) -> dict[str, str]:
         try:

@@ -68,7 +68,10 @@ class Delivery:
             if records is None:
                 stored = self.stored_between(game.id, after, game.version)
                 records = parts["records", after] = [event_record(e) for e in stored]
-            events = [redacted(game, record, viewer) for record in records]
+            revealed = parts.get("revealed")
+            if revealed is None:
+                revealed = parts["revealed"] = self._reads.seals.revealed(game)
+            events = [redacted(game, record, viewer, revealed) for record in records]
         return events, view
 
     def _cached_at(self, game_id: UUID, version: int) -> Game | None:

@@ -22,6 +22,7 @@ from service.live import Live
 from service.logfilter import LogFilter
 from service.presence import Presence
 from service.repository import GameRepository, parse_game_id
+from service.seals import Seals, stamp
 from service.seats import with_bots
 
 EVENTS_PAGE_MAX = 1000
@@ -36,6 +37,7 @@ class Reads:
         self._access = access
         self._live = live
         self._presence = presence
+        self.seals = Seals(repository)  # whether a game's secrets are public (sealed forks)
 
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""
@@ -46,11 +48,13 @@ class Reads:
         """The view of a game at hand; `parts` keeps its public part for other viewers of the
         same version (the stream writer's round)."""
         seat = seat_viewer(game, viewer, player, public_ok=True)
-        key = ("view", sees_everything(seat, game.finished))
+        revealed = self.seals.revealed(game)
+        key = ("view", sees_everything(seat, revealed))
         public = parts.get(key) if parts is not None else None
         if public is None:
-            public = with_bots(game.public_view(key[1]),
-                               game.playing_bots(self._access.bot_seats(game.id)))
+            public = stamp(with_bots(game.public_view(key[1]),
+                                     game.playing_bots(self._access.bot_seats(game.id))),
+                           game.finished and not revealed)
             if parts is not None:
                 parts[key] = public
         return self.table_of(game, game.seat_view(public, seat))
@@ -103,7 +107,8 @@ class Reads:
             return self._filtered_page(game, viewer, after, limit, only)
         stored = list(self._repository.event_store.get(game.id, gt=after, limit=limit + 1))
         more = len(stored) > limit
-        page = [shown_event(game, e, viewer) for e in stored[:limit]]
+        revealed = self.seals.revealed(game)
+        page = [shown_event(game, e, viewer, revealed) for e in stored[:limit]]
         return page, (page[-1]["version"] if more and page else None)
 
     def _filtered_page(self, game: Game, viewer: Viewer, after: int, limit: int,
@@ -111,6 +116,7 @@ class Reads:
         """The first `limit` events after `after` that `only` keeps, judged as `viewer` sees
         each one (never on what is hidden from them), and the `after` of the next page."""
         only.check(game)
+        revealed = self.seals.revealed(game)
         page: list[dict[str, Any]] = []
         while True:
             stored = list(self._repository.event_store.get(game.id, gt=after,
@@ -119,7 +125,7 @@ class Reads:
                 after = event.originator_version
                 if not only.keeps_type(type(event).__name__):
                     continue
-                shown = shown_event(game, event, viewer)
+                shown = shown_event(game, event, viewer, revealed)
                 if only.keeps(shown):
                     if len(page) == limit:  # one more match: there is a next page
                         return page, page[-1]["version"]
@@ -147,7 +153,7 @@ class Reads:
                        ) -> tuple[Game, list[dict[str, Any]]]:
         """The game and its whole unredacted log, for whoever may replay it (export, viewer)."""
         game = self._repository.game(game_id)
-        check_replay_open(game, viewer, what)
+        check_replay_open(game, viewer, what, self.seals.revealed(game))
         return game, self.records_of(game)
 
     def records_of(self, game: Game) -> list[dict[str, Any]]:
@@ -157,7 +163,7 @@ class Reads:
     def replay(self, game_id: str | UUID, viewer: Viewer, n: int) -> dict[str, Any]:
         """The full state after the first n events, with the n-th event (host, or once finished)."""
         game = self._repository.game(game_id)
-        check_replay_open(game, viewer, "a replay")
+        check_replay_open(game, viewer, "a replay", self.seals.revealed(game))
         if not 0 <= n <= game.version:
             raise GameNotFound(f"step {n} is outside 0..{game.version}")
         if n == 0:
@@ -169,17 +175,20 @@ class Reads:
                 "view": at.view(SPECTATOR)}
 
 
-def shown_event(game: Game, event: Any, viewer: Viewer) -> dict[str, Any]:
-    """A stored event as the log shows it to `viewer`."""
-    return redacted(game, event_record(event), viewer)
+def shown_event(game: Game, event: Any, viewer: Viewer, revealed: bool | None = None
+                ) -> dict[str, Any]:
+    """A stored event as the log shows it to `viewer` (`revealed`: service.seals's answer; by
+    default the game's own, which keeps a sealed family's games sealed)."""
+    return redacted(game, event_record(event), viewer, revealed)
 
 
-def redacted(game: Game, record: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+def redacted(game: Game, record: dict[str, Any], viewer: Viewer, revealed: bool | None = None
+             ) -> dict[str, Any]:
     """An event's record as the log shows it to `viewer`: a new dict without the chain
     links (the record itself is left as it was, for other viewers)."""
     shown = {"version": record["version"], "type": record["type"],
              "timestamp": record["timestamp"],
-             "data": game.redact(record["type"], record["data"], viewer)}
+             "data": game.redact(record["type"], record["data"], viewer, revealed)}
     if "by" in record:  # events stored before `by` existed have none
         shown["by"] = record["by"]
     return shown

@@ -556,8 +556,12 @@ class Game(Aggregate):
     # the parent's moments, not a table's.
     RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
                                "chain_hash", "parent", "clock", "clock_left", "clock_since",
-                               "expired", "bots"})
+                               "expired", "bots", "family"})
     parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
+    # The sealed family a game belongs to (the id of the game first forked while its table was
+    # secret), or None: a game forked in play, and every fork of a table not yet public, stay
+    # sealed until every game of the family is over (docs/api.md, "Forks keep the secrets").
+    family = None
 
     def table_state(self) -> dict[str, Any]:
         """Everything the rules read from here on (hands, piles, pending moves, scores): what a
@@ -567,49 +571,62 @@ class Game(Aggregate):
 
     @classmethod
     def fork(cls, at: Game, parent: dict[str, Any], *, seed: int | str, salt: str | None,
-             bots: dict[str, str] | None = None) -> Game:
+             bots: dict[str, str] | None = None, family: str | None = None) -> Game:
         """A new game whose table is `at`'s (a game as it stood after event parent["version"]).
 
-        Same players, options and stacked deal, the same rules from there; whatever is dealt
-        from the fork on comes from its own new seed, committed in its creation as in any game.
-        A fork begins where somebody is awaited: a game that is over has nothing to continue.
-        `bots`: the seats the fork's bots play (by default `at`'s).
+        Same players, options, stacked deal and clock, the same rules from there; whatever is
+        dealt from the fork on comes from its own new seed, committed in its creation as in any
+        game. A fork begins where somebody is awaited: a game that is over has nothing to
+        continue. `bots`: the seats the fork's bots play (by default `at`'s). `family`: the
+        sealed family the fork joins (its table is not public), None for an analysis fork.
         """
         if at.finished or not at.to_act:
             raise BadSetup(f"after event {parent['version']} nobody is awaited: a fork continues "
                            "a game where a player is to act")
         return cls.forked(list(at.players), dict(at.options), clone(at.deal), at.table_state(),
                           parent, seed=seed, salt=salt,
-                          bots=dict(at.bots) if bots is None else bots)
+                          bots=dict(at.bots) if bots is None else bots,
+                          clock=clone(at.clock), family=family)
 
     @classmethod
     def forked(cls, players: list[str], options: dict[str, Any], deal: dict[str, Any] | None,
                table: dict[str, Any], parent: dict[str, Any], *, seed: int | str,
-               salt: str | None, bots: dict[str, str] | None = None) -> Game:
-        """A fork as it is recorded: its creation (with the parent's bot seats), then the table
-        it carries (the verifier re-runs a fork's document from here; `gruft verify --parent`
-        checks the table)."""
+               salt: str | None, bots: dict[str, str] | None = None,
+               clock: dict[str, Any] | None = None, family: str | None = None) -> Game:
+        """A fork as it is recorded: its creation (with the parent's bot seats and clock), then
+        the table it carries and, sealed, its family (the verifier re-runs a fork's document
+        from here; `gruft verify --parent` checks the table). The fork's clocks start afresh,
+        each seat with a full bank, when the fork begins."""
         players = cls.check_players(players, recorded=True)  # as `start` checks them
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
         check_salt(salt)
         bots = check_bot_seats(bots, players)
+        clock = clocks.check_clock(clock)
         if not isinstance(table, dict) or not isinstance(parent, dict):
             raise BadSetup("a fork carries its parent's table and a link to its parent")
+        if family is not None and not isinstance(family, str):
+            raise BadSetup("a fork's family is the id of a game")
         foreign = [k for k in table if not isinstance(k, str) or k.startswith("_")
                    or k in cls.RECORD_FIELDS]
         if foreign:
             raise BadSetup(f"a fork's table holds the game's state, not {foreign[0]!r}")
         game = cls(players=list(players), options=dict(options), seed=seed,
                    seed_commitment=seed_commitment(seed, salt), deal=clone(deal), salt=salt,
-                   bots=bots)
-        game._forked(parent=dict(parent), table=clone(table))
+                   bots=bots, clock=clock)
+        fields = {"parent": dict(parent), "table": clone(table)}
+        if family is not None:  # an analysis fork records none, as every fork did before
+            fields["family"] = family
+        game._trigger_exact(Game.Forked, fields)
         return game
 
     @event("Forked")
-    def _forked(self, parent: dict[str, Any], table: dict[str, Any]) -> None:
+    def _forked(self, parent: dict[str, Any], table: dict[str, Any],
+                family: str | None = None) -> None:
         vars(self).update(clone(table))
         self.parent = dict(parent)
+        if family is not None:
+            self.family = family
 
     # -- commands -------------------------------------------------------------------------
 
@@ -660,8 +677,9 @@ class Game(Aggregate):
         return {p: kind for p in self.players
                 if (kind := self.bot_kind(p, recorded)) is not None}
 
-    def abort(self, reason: Any) -> None:
-        """The host stops a game in progress: no winners, nothing further accepted.
+    def abort(self, reason: Any, fork: dict[str, Any] | None = None) -> None:
+        """The host stops a game in progress: no winners, nothing further accepted. `fork`:
+        the game forked from it in play ({"game_id", "version"}), which seals it.
 
         No ruling of any of the four games covers a game left unfinished (docs/rules has none);
         gruft's reading: an aborted game is over like a finished one (its secrets become
@@ -676,14 +694,21 @@ class Game(Aggregate):
             raise Aborted("the game is already aborted")
         if self.finished:
             raise self.end_refusal()
+        fields: dict[str, Any] = {"reason": reason}
+        if fork is not None:  # a plain abort records none, as every abort did before
+            if not isinstance(fork, dict) or not isinstance(fork.get("game_id"), str):
+                raise BadCommand("the fork that stops a game is {game_id, version}")
+            fields["fork"] = dict(fork)
         with acting(HOST_BY):  # only the host aborts
-            self._game_aborted(reason=reason)
+            self._trigger_exact(Game.GameAborted, fields)
 
     @event("GameAborted")
-    def _game_aborted(self, reason: str) -> None:
+    def _game_aborted(self, reason: str, fork: dict[str, Any] | None = None) -> None:
         self.aborted = True
         self.finished = True
         self.winners = []
+        if fork is not None:  # forked in play: sealed, with every fork of its family
+            self.family = self.family or str(self.id)
 
     def hand_seat(self, player: Any, bot: Any, by: str = HOST_BY) -> None:
         """Record who plays a seat from now on: a bot by its kind, or (None) its player again;
@@ -768,9 +793,18 @@ class Game(Aggregate):
             return "aborted"
         return "finished" if self.finished else "in_progress"
 
-    def view(self, viewer: Viewer) -> dict[str, Any]:
-        """The view docs/api.md describes, with what `viewer` may see of the game now."""
-        return self.seat_view(self.public_view(sees_everything(viewer, self.finished)), viewer)
+    @property
+    def revealed(self) -> bool:
+        """Whether everything about the game is public, as far as the game alone knows: it is
+        over and in no sealed family (a family member is revealed when every game of its family
+        is over, which the service decides: service.seals)."""
+        return self.finished and self.family is None
+
+    def view(self, viewer: Viewer, revealed: bool | None = None) -> dict[str, Any]:
+        """The view docs/api.md describes, with what `viewer` may see of the game now
+        (`revealed`: whether its secrets are public, by default `self.revealed`)."""
+        public = sees_everything(viewer, self.revealed if revealed is None else revealed)
+        return self.seat_view(self.public_view(public), viewer)
 
     def public_view(self, with_seed: bool) -> dict[str, Any]:
         """The part of every view that all viewers share (the seed and salt `with_seed`: for
@@ -805,9 +839,11 @@ class Game(Aggregate):
             out["private"] = self.private_state(viewer.player)
         return out
 
-    def redact(self, event_type: str, data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-        """An event's data as `viewer` may see it now."""
-        return redact_event_data(self.SECRET_FIELDS, event_type, data, viewer, self.finished)
+    def redact(self, event_type: str, data: dict[str, Any], viewer: Viewer,
+               revealed: bool | None = None) -> dict[str, Any]:
+        """An event's data as `viewer` may see it now (`revealed` as for `view`)."""
+        return redact_event_data(self.SECRET_FIELDS, event_type, data, viewer,
+                                 self.revealed if revealed is None else revealed)
 
     # -- what each game provides ----------------------------------------------------------
 

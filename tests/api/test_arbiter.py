@@ -172,19 +172,17 @@ def test_a_forks_carried_table_stays_secret_while_it_is_in_play(client):
     assert client.get(f"/games/{fid}/export").status_code == 403
 
 
-def test_a_game_in_play_is_not_forked_until_it_is_over(client):
+def test_an_aborted_game_forks_as_an_analysis_of_a_public_table(client):
     created = new_game(client, "vampir")
     gid, host = created["game_id"], bearer(created["host_token"])
     view = client.get(f"/games/{gid}").get_json()
-    # Fail to fork a game in play: 409, nothing made.
-    answer = client.post(f"/games/{gid}/fork", headers=host, json={"at": view["version"]})
-    assert answer.status_code == 409
-    assert client.get(f"/games/{gid}/forks").get_json() == {"forks": []}
-    # Check an aborted game is over, so it can be forked from before a voided move.
+    # Check an aborted game is over and public, so its fork is an analysis fork: the parent
+    # stays public (a game forked in play is sealed instead: tests/trust/test_sealed_forks.py).
     assert client.post(f"/games/{gid}/abort", headers=host, json={"reason": "voided move"}).status_code == 200
     fork = client.post(f"/games/{gid}/fork", headers=host, json={"at": view["version"]})
     assert fork.status_code == 201, fork.get_json()
     assert fork.get_json()["view"]["status"] == "in_progress"
+    assert client.get(f"/games/{gid}/export").status_code == 200
 
 
 @pytest.mark.parametrize("body, status", [

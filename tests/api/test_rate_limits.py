@@ -106,3 +106,26 @@ def test_a_creation_key_is_required_where_set(sqlite_env):
     assert client.post("/games", json=GAME, headers=bearer("s3cret-key")).status_code == 201
     assert_error(client.post("/games", json=GAME, headers=bearer("s3cret-key")), 429,
                  "rate_limited")
+
+
+def test_forking_counts_as_creating(sqlite_env):
+    app = limited_app(sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="2/minute")
+    client = app.test_client()
+    game = client.post("/games", json=GAME, headers=bearer("s3cret-key")).get_json()
+    gid, host = game["game_id"], bearer(game["host_token"])
+    at = client.get(f"/games/{gid}").get_json()["version"]
+    # Fail to fork with the host's token alone, or with a wrong key beside it: 401, nothing made.
+    for extra in ({}, {"Gruft-Create-Key": "wrong"}):
+        assert_error(client.post(f"/games/{gid}/fork", json={"at": at}, headers={**host, **extra}),
+                     401, "unauthorized")
+    assert client.get(f"/games/{gid}/forks").get_json() == {"forks": []}
+    assert client.get(f"/games/{gid}").get_json()["status"] == "in_progress"
+    # Check the host's token with the key beside it forks; it counts against the limit (2).
+    keyed = {**host, "Gruft-Create-Key": "s3cret-key"}
+    fork = client.post(f"/games/{gid}/fork", json={"at": at}, headers=keyed)
+    assert fork.status_code == 201, fork.get_json()
+    fork = fork.get_json()
+    again = client.post(f"/games/{fork['game_id']}/fork", json={"at": at},
+                        headers={**bearer(fork["host_token"]), "Gruft-Create-Key": "s3cret-key"})
+    assert_error(again, 429, "rate_limited")
+    assert client.get(f"/games/{fork['game_id']}/forks").get_json() == {"forks": []}
