@@ -193,7 +193,10 @@ class Arbiter:
             members = self._seals.family(family) or Family(root=family)
             members.join(fork.id)
             also.append(members)
-        return self._store_new(fork, bots, also=tuple(also))
+        # The organiser playing a seat (host_seat) keeps that seat's eyes in the fork too: a
+        # host token of their own there would show them every hand the fork carries.
+        return self._store_new(fork, bots, also=tuple(also),
+                               host_seat=viewer.player if viewer.organiser else None)
 
     def _bot_seats(self, game_id: UUID) -> dict[str, str]:
         try:

@@ -231,3 +231,20 @@ def test_a_fork_keeps_bot_seats_and_clock(app, client):
     export = client.get(f"/games/{fork2['game_id']}/export",
                         headers=host(fork2)).get_json()
     assert export["events"][0]["data"]["clock"] == {"bank": 60, "increment": 2}
+
+
+def test_the_organiser_playing_a_seat_keeps_only_that_seats_eyes_in_the_fork(client):
+    game = client.post("/games", json={"game": "vampir", "players": PLAYERS, "seed": 8,
+                                       "options": {"rounds": 1}, "host_seat": "Ann"}).get_json()
+    fork = fork_in_play(client, game)
+    organiser = host(fork)
+    # Check the organiser's token of the fork sees Ann's hand, never Ben's, nor the carried table.
+    assert "hand" in client.get(f"/games/{fork['game_id']}/view", headers=organiser
+                                ).get_json()["private"]
+    assert client.get(f"/games/{fork['game_id']}/view?player=Ben",
+                      headers=organiser).status_code in (400, 403)
+    (forked,) = [e for e in client.get(f"/games/{fork['game_id']}/events",
+                                       headers=organiser).get_json()["events"]
+                 if e["type"] == "Forked"]
+    assert "table" not in forked["data"]
+    assert client.get(f"/games/{game['game_id']}/export", headers=host(game)).status_code == 403
