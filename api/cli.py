@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import resource
 import shutil
@@ -88,6 +89,8 @@ def serve(args: argparse.Namespace) -> int:
     files = raise_open_files_limit()
     print(f"gruft serving on {where} with {args.workers} worker(s) of {args.threads} "
           f"thread(s) (open files: {files})", flush=True)
+    if args.fd is None and not settings.public_url and is_loopback(args.host):
+        print(loopback_warning(args.host, args.port), file=sys.stderr, flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
 
@@ -107,6 +110,24 @@ def metrics_folder() -> str:
         os.environ[OWNED] = folder
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     return folder
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address or host name is this machine's own loopback."""
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_warning(host: str, port: int) -> str:
+    """What `gruft serve` says when only this machine can reach it (README: other devices)."""
+    return (f"gruft serve: warning: listening on {host} only, so phones and other computers "
+            "cannot open its pages or invitation links. To play with other devices on your "
+            f"network: gruft serve --host 0.0.0.0 --port {port}, with "
+            f"GRUFT_PUBLIC_URL=http://<this machine's address on the network>:{port}")
 
 
 def ready_to_write(environ) -> None:

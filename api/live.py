@@ -138,7 +138,8 @@ class SharedMessages:
         # clocks to the second), so no message shows an older table than it says.
         key = (game.id, game.version, after, viewer.host, viewer.player, args["player"],
                tuple(store.presence.present(game.id, game.players)),
-               int(time.monotonic()) if game.clock is not None else None)
+               int(time.monotonic()) if game.clock is not None else None,
+               store.reads.rematch_of(game.id) if game.finished else None)
         with self._lock:
             text = self._texts.get(key)
             if text is not None:

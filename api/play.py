@@ -13,7 +13,6 @@ creation answer is: the page that created the game keeps it in sessionStorage an
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -23,6 +22,7 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 
 from api.auth import MAX_TOKEN_LENGTH, bearer_token, query_token
+from api.cli import is_loopback
 from api.errors import GruftBlueprint
 from api.games import games, viewer
 from api.live import keepalive_seconds
@@ -157,27 +157,14 @@ class InvitationList(StrictSchema):
                               "server's LAN address"})
 
 
-LOOPBACK_HOSTS = ("localhost", "::1")
-
-
 def page_link(game_id: Any, token: str) -> tuple[str, bool]:
     """The play page's link with `token`, and whether it points at a loopback address: under
     GRUFT_PUBLIC_URL where set, else at the address the request used (docs/api.md)."""
     base = settings().public_url
     path = url_for("play.play_page", game_id=game_id)
     page = base + path if base else url_for("play.play_page", game_id=game_id,
-                                                        _external=True)
+                                            _external=True)
     return f"{page}?token={quote(token, safe='')}", is_loopback(urlsplit(page).hostname or "")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether a host name or address is this machine's own loopback."""
-    if host.lower() in LOOPBACK_HOSTS or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def qr_code(url: str) -> str:

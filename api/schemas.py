@@ -158,6 +158,19 @@ class View(Schema):
                             "(or a fork of the same family) is still in play"})
 
 
+class Rematch(Schema):
+    game_id = fields.String(required=True, metadata={"description": "the rematch"})
+    host_token = fields.String(metadata={"description": "to the host: a fresh host token when "
+                               "this call made the rematch, else the caller's own (valid there)"})
+    player_tokens = fields.Dict(keys=fields.String(), values=fields.String(), metadata={
+        "description": "to the host: fresh player tokens when this call made the rematch, else "
+                       "none (the server keeps only hashes); every seat's token of this game is "
+                       "valid in the rematch too"})
+    player_token = fields.String(metadata={"description": "to a seat: its token in the rematch "
+                                 "(the caller's own, valid there)"})
+    view = fields.Nested(View, metadata={"description": "to the host: the rematch's public view"})
+
+
 class SeatBody(StrictSchema):
     bot = fields.String(required=True, allow_none=True, validate=validate.OneOf(BOT_KINDS),
                         metadata={"description": "the bot that plays the seat from now on, or "

@@ -1,4 +1,5 @@
-"""The table (docs/api.md, (table)): seats handed to the server's bot and taken back."""
+"""The table (docs/api.md, (table)): seats handed to the server's bot and taken back, and the
+rematch of a game that is over."""
 
 from __future__ import annotations
 
@@ -6,10 +7,14 @@ from flask import current_app
 from flask.views import MethodView
 
 from api import schemas
+from api.auth import bearer_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
+from domain.core import SPECTATOR
+from service.access import is_host
 
-blp = GruftBlueprint("table", __name__, description="The table: seats handed to a bot and back")
+blp = GruftBlueprint("table", __name__,
+                     description="The table: seats handed to a bot and back, rematches")
 
 
 def nudge_bots() -> None:
@@ -32,3 +37,29 @@ class Seat(MethodView):
         if body["bot"] is not None:
             nudge_bots()
         return view
+
+
+@blp.route("/games/<game_id>/rematch")
+class Rematch(MethodView):
+    @blp.response(200, schemas.Rematch)
+    @blp.alt_response(201, schema=schemas.Rematch, description="the host made the rematch: as "
+                      "POST /games (fresh tokens)")
+    @documented(401, 404, 409, 503)
+    def post(self, game_id):
+        """A new game with the same seats (rotated by one), kind, options, bots and clock, for
+        a game that is over; one per game (later calls answer the same game). The host: 201 as
+        POST /games when this call made it, else 200 with the caller's own token; a seat: 200
+        `{"game_id", "player_token"}` (its own token, valid in the rematch). The finished
+        game's view then carries `"rematch": game_id`."""
+        store, token = games(), bearer_token()
+        who = viewer(game_id)
+        rematch_id, made = store.rematch(game_id, who)
+        if made is not None and (made.view.get("bots") or made.view.get("clocks")):
+            nudge_bots()
+        if not is_host(who):
+            return {"game_id": str(rematch_id), "player_token": token}
+        if made is not None:
+            return {"game_id": str(made.game_id), "host_token": made.host_token,
+                    "player_tokens": made.player_tokens, "view": made.view}, 201
+        return {"game_id": str(rematch_id), "host_token": token, "player_tokens": {},
+                "view": store.reads.view(rematch_id, SPECTATOR)}

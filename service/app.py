@@ -22,7 +22,7 @@ from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
 from domain.core import SPECTATOR, BadCommand, Game, Refusal, Viewer
-from domain.core.chain import BOT, HOST_BY, SEAT
+from domain.core.chain import BOT, HOST_BY, SEAT, clone
 from domain.core.names import check_seated_names
 from service import metrics
 from service.access import Access, acting_player, check_host, seat_named, seat_right
@@ -30,17 +30,18 @@ from service.arbiter import Annotations, Arbiter
 from service.clocks import Clocked
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
-from service.errors import Conflict
+from service.errors import Conflict, Unauthorized
 from service.follower import Follower
 from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
 from service.presence import Presence
 from service.reads import Reads, shown_event
+from service.rematch import RematchLink, rotated
 from service.repository import GameRepository, project_events
 from service.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
 from service.settings import Settings, storage_env
-from service.tokens import draw_salt, draw_seed, issue_credentials
+from service.tokens import carried_from, draw_salt, draw_seed, issue_credentials
 
 RACE_ATTEMPTS = 50  # runs of one command without expected_version that lost the race to others
 STORE_ATTEMPTS = 2  # tries of a store call that met a dead connection (the library's: 10)
@@ -338,6 +339,35 @@ class Games(SaveHooks):
                 if attempt == RACE_ATTEMPTS - 1:
                     raise
         return self.reads.view_of(game, SPECTATOR, None)
+
+    def rematch(self, game_id: str | UUID, viewer: Viewer) -> tuple[UUID, NewGame | None]:
+        """The rematch of a game that is over, made now if there is none yet (by its host or
+        one of its seats): the same kind, options, bot seats, clock and organiser's seat, the
+        seats rotated by one, a new seed; every token of this game valid there too. Answers its
+        id and, when this call made it, its creation (fresh tokens)."""
+        game = self.repository.game(game_id)
+        if viewer.player is None and not viewer.host:
+            raise Unauthorized("a rematch is asked for with the host's token or a seat's")
+        if not game.finished:
+            raise Conflict("a rematch follows a game that is over")
+        found = self.reads.rematch_of(game.id)
+        if found is not None:
+            return found, None
+        creds = self.access.credentials(game.id)
+        bots = dict(game.bots) or self.access.bot_seats(game.id)
+        players = rotated(list(game.players))
+        aggregate = type(game).start(players, seed=draw_seed(), options=dict(game.options),
+                                     salt=draw_salt(), bots=bots, clock=clone(game.clock))
+        link = RematchLink(game_id=game.id, rematch_id=aggregate.id)
+        try:
+            made = self.store_new(aggregate, bots, also=(link,), host_seat=creds.host_seat,
+                                  carried=carried_from(creds))
+        except Conflict:  # another asked at the same moment and won: theirs is the rematch
+            found = self.reads.rematch_of(game.id)
+            if found is None:
+                raise
+            return found, None
+        return aggregate.id, made
 
     def expire_clock(self, game_id: str | UUID, player: str,
                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.application import AggregateNotFoundError, LRUCache
+
 from domain.core import SPECTATOR, Game, Viewer, event_record
 from domain.core.clocks import clocks_at
 from domain.core.narration import tell
@@ -21,11 +23,13 @@ from service.errors import GameNotFound
 from service.live import Live
 from service.logfilter import LogFilter
 from service.presence import Presence
+from service.rematch import RematchLink
 from service.repository import GameRepository, parse_game_id
 from service.seals import Seals, stamp
 from service.seats import with_bots
 
 EVENTS_PAGE_MAX = 1000
+REMATCHES_CACHED = 10_000  # games whose rematch a worker keeps (a link never changes)
 
 
 class Reads:
@@ -38,6 +42,7 @@ class Reads:
         self._live = live
         self._presence = presence
         self.seals = Seals(repository)  # whether a game's secrets are public (sealed forks)
+        self._rematches: LRUCache[UUID, UUID] = LRUCache(REMATCHES_CACHED)  # made once, kept
 
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""
@@ -66,7 +71,24 @@ class Reads:
         running = clocks_at(game, datetime.now(UTC))
         if running is not None:
             view["clocks"] = running
+        if game.finished:
+            rematch = self.rematch_of(game.id)
+            if rematch is not None:
+                view["rematch"] = str(rematch)
         return view
+
+    def rematch_of(self, game_id: UUID) -> UUID | None:
+        """The rematch of a game, if one was made (service/rematch.py)."""
+        try:
+            return self._rematches.get(game_id)
+        except KeyError:
+            pass
+        try:
+            link = self._repository.get(RematchLink.create_id(game_id), version=1)
+        except AggregateNotFoundError:
+            return None
+        self._rematches.put(game_id, link.rematch_id)
+        return link.rematch_id
 
     def legal_moves(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """The commands the rules allow the viewer's seat now."""

@@ -73,3 +73,19 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit(monkeypatch):
         assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= lowered
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_loopback_bind_warns_that_other_devices_cannot_reach_it(exec_argv, monkeypatch,
+                                                                  capsys):
+    monkeypatch.delenv("GRUFT_PUBLIC_URL", raising=False)
+    main(["serve", "--host", "127.0.0.1", "--port", "8000"])
+    assert "--host 0.0.0.0" in capsys.readouterr().err
+    # Check a bind every device reaches, or a public address set, warns of nothing.
+    main(["serve", "--host", "0.0.0.0", "--port", "8000"])
+    assert "warning" not in capsys.readouterr().err
+    monkeypatch.setenv("GRUFT_PUBLIC_URL", "http://192.168.1.20:8000")
+    main(["serve", "--host", "127.0.0.1", "--port", "8000"])
+    assert "warning" not in capsys.readouterr().err
+    assert [cli.is_loopback(h) for h in ("localhost", "::1", "[::1]", "127.0.0.2", "0.0.0.0",
+                                         "192.168.1.20", "gruft.example")] == [
+        True, True, True, True, False, False, False]

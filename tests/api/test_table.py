@@ -295,3 +295,68 @@ def test_without_a_public_url_links_use_the_requests_address(served):
                         base_url="http://10.0.0.5:8000").get_json()
     assert links["host"]["url"].startswith("http://10.0.0.5:8000/")
     assert links["loopback"] is False
+
+
+# -- rematch --------------------------------------------------------------------------------------
+
+def test_a_rematch_has_the_same_seats_rotated_and_every_token_still_works(served):
+    client = served.test_client()
+    game = create(client, "vampir", bots={"Cy": "random"}, clock=CLOCK, host_seat="Ann")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    ben = bearer(game["player_tokens"]["Ben"])
+    # Fail to start a rematch of a game in play, or as a spectator.
+    assert client.post(f"/games/{gid}/rematch", headers=host).status_code == 409
+    assert client.post(f"/games/{gid}/rematch").status_code == 401
+    assert client.post(f"/games/{gid}/abort", headers=host,
+                       json={"reason": "again"}).status_code == 200
+    # Check the host's call makes it: as POST /games, the seats rotated, the same settings.
+    answer = client.post(f"/games/{gid}/rematch", headers=host)
+    assert answer.status_code == 201, answer.get_json()
+    made = answer.get_json()
+    rid = made["game_id"]
+    assert made["view"]["players"] == ["Ben", "Cy", "Ann"]
+    assert made["view"]["bots"] == {"Cy": "random"} and "clocks" in made["view"]
+    created = client.get(f"/games/{rid}/events?limit=1").get_json()["events"][0]["data"]
+    assert created["clock"] == CLOCK
+    assert made["view"]["options"] == client.get(f"/games/{gid}").get_json()["options"]
+    # Check the finished game's view names it, and later calls answer the same game.
+    assert client.get(f"/games/{gid}").get_json()["rematch"] == rid
+    again = client.post(f"/games/{gid}/rematch", headers=host)
+    assert again.status_code == 200
+    assert again.get_json()["game_id"] == rid
+    assert again.get_json()["host_token"] == game["host_token"]
+    seat = client.post(f"/games/{gid}/rematch", headers=ben).get_json()
+    assert seat == {"game_id": rid, "player_token": game["player_tokens"]["Ben"]}
+    # Check the old tokens and the fresh ones act for the same seats; the organiser still
+    # plays Ann's seat (host_seat carried over).
+    assert client.get(f"/games/{rid}/view", headers=ben).get_json()["you"] == "Ben"
+    fresh_ben = bearer(made["player_tokens"]["Ben"])
+    assert client.get(f"/games/{rid}/view", headers=fresh_ben).get_json()["you"] == "Ben"
+    for token in (game["host_token"], made["host_token"]):
+        assert client.get(f"/games/{rid}/view", headers=bearer(token)).get_json()["you"] == "Ann"
+    # Check a finished game's stream tells of the rematch too (its one message).
+    stream = ClientStream(client, f"/games/{gid}/stream")
+    assert stream.next().data["view"]["rematch"] == rid
+
+
+def test_a_seat_may_start_the_rematch_and_the_host_then_finds_it(served):
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    assert client.post(f"/games/{gid}/abort", headers=host,
+                       json={"reason": "again"}).status_code == 200
+    cy = game["player_tokens"]["Cy"]
+    answer = client.post(f"/games/{gid}/rematch", headers=bearer(cy))
+    assert answer.status_code == 200, answer.get_json()
+    rid = answer.get_json()["game_id"]
+    assert answer.get_json()["player_token"] == cy
+    assert client.get(f"/games/{rid}/view", headers=bearer(cy)).get_json()["you"] == "Cy"
+    host_answer = client.post(f"/games/{gid}/rematch", headers=host).get_json()
+    assert host_answer["game_id"] == rid and host_answer["player_tokens"] == {}
+    # Check the rematch of the rematch is a game of its own, every token still valid.
+    assert client.post(f"/games/{rid}/abort", headers=host,
+                       json={"reason": "once more"}).status_code == 200
+    third = client.post(f"/games/{rid}/rematch", headers=bearer(cy)).get_json()["game_id"]
+    assert third not in (gid, rid)
+    assert client.get(f"/games/{third}/view", headers=bearer(cy)).get_json()["you"] == "Cy"
+    assert client.get(f"/games/{third}").get_json()["players"] == ["Cy", "Ann", "Ben"]
