@@ -103,6 +103,7 @@ def play_page(game_id: str):
             "viewer": url_for("viewer.viewer_page", game_id=game.id),
             "rules": url_for("rules.rules_page", game=game.KEY),
             "narration": url_for("play.NarrationResource", game_id=game.id),
+            "seats": f"{url_for('games.GameResource', game_id=game.id)}/seats/",
             "list": url_for("viewer.game_list"),
         },
     }

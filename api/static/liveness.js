@@ -9,10 +9,11 @@
 const RETRY_MS = [500, 1000, 2000, 4000, 8000, 15000]; // waits between attempts, the last repeated
 
 export class Link {
-  constructor({ url, heartbeat, onMessage, onDown, onBack, onNoStream }) {
+  constructor({ url, heartbeat, onMessage, onPresence, onDown, onBack, onNoStream }) {
     this.url = url; // () => the stream's URL now (with ?after= the version shown)
     this.silenceMs = Math.max(4000, heartbeat * 2000 + 3000);
     this.onMessage = onMessage;
+    this.onPresence = onPresence || (() => {}); // who has the game open: no version, no table
     this.onDown = onDown;
     this.onBack = onBack;
     this.onNoStream = onNoStream;
@@ -59,6 +60,10 @@ export class Link {
       this.onMessage(message);
     });
     source.addEventListener("ping", heard);
+    source.addEventListener("presence", (message) => {
+      heard();
+      this.onPresence(message);
+    });
     source.addEventListener("error", () => {
       if (this.source !== source) return;
       if (source.readyState === EventSource.CLOSED && !this.everOpened) {

@@ -3,6 +3,7 @@
 import { t, tn } from "./i18n.js";
 import { Attention } from "./attention.js";
 import { Link } from "./liveness.js";
+import { Seats } from "./seats.js";
 import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
@@ -55,18 +56,11 @@ function readSeat() {
 const seat = readSeat();
 const token = seat ? seat.token : null;
 const host = Boolean(seat && seat.role === "host");
-// The organiser may play a seat too (host_seat): the page is then that seat's, with the host's panel.
+// The organiser may play a seat too (host_seat): their token then acts and sees as that seat, and
+// the page is that seat's, with the host's panel.
 const you = seat && (seat.role === "player" || host) ? seat.you || null : null;
 root.dataset.role = host ? "host" : you ? "player" : "spectator";
 if (you) root.dataset.you = you;
-
-// A host playing a seat names it, as the API asks of the host token.
-function forSeat(url) {
-  if (!host || !you) return url;
-  const full = new URL(url, window.location.href);
-  full.searchParams.set("player", you);
-  return full.pathname + full.search;
-}
 
 const game = {
   view: null,
@@ -111,7 +105,7 @@ function showProblem(text) {
 // -- the live connection: the stream, or polling when it is not there ----------------------
 
 function viewUrl() {
-  return you ? forSeat(urls.view) : urls.game;
+  return you ? urls.view : urls.game;
 }
 
 function streamUrl() {
@@ -136,10 +130,18 @@ const link = new Link({
     for (const event of body.events || []) logEvent(event);
     if (body.view) applyView(body.view);
   },
+  onPresence(message) {
+    try {
+      seats.presence(JSON.parse(message.data).present || []);
+    } catch {
+      /* a malformed message changes nothing */
+    }
+  },
   onDown() {
     // Whatever the page shows may be out of date: say so, and offer no move until it is fresh.
     root.dataset.live = "offline";
     $("offline").hidden = false;
+    seats.stop();
     game.movesVersion = null;
     refreshTurn();
     attention.turn(false, "");
@@ -176,6 +178,21 @@ async function refetch() {
 
 const offline = () => root.dataset.live === "offline";
 const attention = new Attention($("attention"), document.title);
+const seats = new Seats($("seats"), { you, host, hand: handSeat });
+
+// Hand a seat to the server's bot, or take it back (bot null); the stream then shows it.
+async function handSeat(name, bot) {
+  const response = await fetch(`${urls.seats}${encodeURIComponent(name)}`, { method: "POST", headers: headers(true),
+    body: JSON.stringify({ bot }) }).catch((error) => ({ ok: false, error }));
+  if (!response.ok) {
+    const body = response.json ? await response.json().catch(() => ({})) : {};
+    showProblem(t("Could not change who plays %(name)s: %(problem)s", { name,
+      problem: response.error ? response.error.message : errorText(body, response) }));
+    return;
+  }
+  showProblem("");
+  refetch();
+}
 
 function startPolling() {
   if (game.poll) return;
@@ -222,6 +239,7 @@ function applyView(view) {
   const changed = view.version !== game.version || !game.view || view.status !== game.view.status;
   game.view = view;
   game.version = view.version;
+  if (!offline()) seats.show(view); // presence and clocks change without a new version
   if (!changed) return;
   root.dataset.status = view.status;
   root.dataset.version = String(view.version);
@@ -409,6 +427,12 @@ function refreshTurn() {
     $("who").textContent = t("you are %(name)s", { name: you });
     return;
   }
+  if (v.bots && v.bots[you]) {
+    setMoves([], null, "bot");
+    $("prompt").textContent = t("The server's bot plays your seat: take it back to play.");
+    $("who").textContent = t("you are %(name)s — played by the bot", { name: you });
+    return;
+  }
   if (!myTurn()) {
     setMoves([], null, "waiting");
     const others = v.to_act.filter((p) => p !== you);
@@ -447,7 +471,7 @@ async function loadMoves() {
   const version = game.view.version;
   setMoves([], null, "loading");
   try {
-    const answer = await getJSON(forSeat(urls.legal_moves));
+    const answer = await getJSON(urls.legal_moves);
     if (asked !== game.movesAsked || version !== game.view.version) return;
     game.moves = answer.moves;
     game.previews = answer.previews || null;
@@ -530,8 +554,7 @@ async function send(command) {
   hideRefusal();
   setMoves(game.moves, game.previews, "sending");
   try {
-    const sent = host ? { ...command, player: you } : command;
-    const response = await fetch(urls.commands, { method: "POST", headers: headers(true), body: JSON.stringify(sent) });
+    const response = await fetch(urls.commands, { method: "POST", headers: headers(true), body: JSON.stringify(command) });
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       showRefusal(body.error || { code: String(response.status), message: response.statusText });
@@ -738,11 +761,22 @@ function linkField(url, label, attrs = {}) {
 
 // The organiser's rights live in the host token: shown here to keep, so closing the tab loses
 // nothing (the invitations, abort, the replay, and later annotating and forking).
-function drawHostLink() {
-  const url = `${data.page_url}?token=${encodeURIComponent(token)}`;
+function drawHostLink(link) {
+  const url = link ? link.url : `${data.page_url}?token=${encodeURIComponent(token)}`;
   $("host-link").replaceChildren(
     el("p", { class: "hint" }, t("Your host link: keep it (bookmark it, or send it to yourself). It opens this page as the host on any device; whoever has it hosts the game.")),
-    el("div", { class: "invite" }, ...linkField(url, t("your host link"), { "data-host-link": "" })));
+    el("div", { class: "invite" }, ...linkField(url, t("your host link"), { "data-host-link": "" }),
+      link && link.qr ? el("details", { class: "qr" }, el("summary", {}, t("QR code")),
+        el("img", { src: link.qr, alt: t("QR code of your host link"), width: 180, height: 180 })) : null));
+}
+
+// The server makes the links (GRUFT_PUBLIC_URL, else the address this page was opened by) and
+// says when they point at this machine only, which other devices cannot open.
+async function fetchLinks(tokens) {
+  const response = await fetch(urls.invitations, { method: "POST", headers: headers(true), body: JSON.stringify({ tokens }) });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(errorText(body, response));
+  return body;
 }
 
 function invitesKept() {
@@ -752,27 +786,24 @@ function invitesKept() {
 async function drawHost() {
   if (!host) return;
   $("host-panel").hidden = false;
-  drawHostLink();
+  drawHostLink(null);
   const kept = invitesKept();
+  const bots = (kept && kept.bots) || {};
+  const humans = kept ? data.players.filter((p) => !bots[p] && p !== you) : [];
+  let links = { invitations: [] };
+  try {
+    links = await fetchLinks(humans.map((p) => kept.player_tokens[p]).filter(Boolean));
+  } catch (error) {
+    if (humans.length) showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
+  }
+  if (links.host) drawHostLink(links.host);
+  $("loopback-note").hidden = !links.loopback;
   if (!kept) {
     $("invite-note").textContent = t("The invitation links are shown only in the browser that created the game: the server keeps no token, only its fingerprint.");
     return;
   }
   $("invite-note").textContent = t("Send each player their own link (or let them scan its code). Anyone with a link plays that seat; without one, the page shows the table to watch.");
-  const bots = kept.bots || {};
-  const humans = data.players.filter((p) => !bots[p] && p !== you);
-  let invitations = [];
-  if (humans.length) {
-    try {
-      const response = await fetch(urls.invitations, { method: "POST", headers: headers(true),
-        body: JSON.stringify({ tokens: humans.map((p) => kept.player_tokens[p]).filter(Boolean) }) });
-      const body = await response.json();
-      if (!response.ok) throw new Error(errorText(body, response));
-      invitations = body.invitations;
-    } catch (error) {
-      showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
-    }
-  }
+  const invitations = links.invitations || [];
   const byPlayer = Object.fromEntries(invitations.map((i) => [i.player, i]));
   $("invitations").replaceChildren(...data.players.map((p) => {
     if (bots[p]) {

@@ -1,0 +1,228 @@
+"""The table in Chromium against a real `gruft serve` process: seats handed to the bot and taken
+back, presence, the organiser playing a seat, and the network cut for real (a proxy that resets
+connections or lets nothing through) with the page recovering by itself (docs/api.md, the table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.api.browser.netcut import Proxy
+from tests.api.browser.play_kit import (
+    READY,
+    create,
+    get,
+    open_page,
+    post,
+    ready_moves,
+    root,
+    wait_until,
+)
+from tests.kit import served_gruft
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[str]:
+    """`gruft serve` on a fresh SQLite file (its bot runner moving at once, a stream's heartbeat
+    every second); its base URL."""
+    root_dir = tmp_path_factory.mktemp("table")
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+           "SQLITE_DBNAME": str(root_dir / "games.sqlite"), "GRUFT_DATA_DIR": str(root_dir / "data"),
+           "GRUFT_BOT_DELAY": "0", "GRUFT_STREAM_KEEPALIVE": "1"}
+    with served_gruft(env, root_dir / "serve.log", threads=16) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+def page_of(base: str, game: dict[str, Any], token: str | None = None) -> str:
+    url = f"{base}/games/{game['game_id']}/play"
+    return f"{url}?token={token}" if token else url
+
+
+def seat_attr(page, player: str, name: str) -> str | None:
+    """An attribute of a seat in the page's seats strip."""
+    node = page.query_selector(f'#seats li[data-player="{player}"]')
+    return node.get_attribute(name) if node else None
+
+
+def events(base: str, game: dict[str, Any]) -> list[dict[str, Any]]:
+    return get(base, f"/games/{game['game_id']}/events?limit=1000")["events"]
+
+
+def close(*seats) -> None:
+    for seat in seats:
+        seat.context.close()
+
+
+# -- seats handed to the bot and taken back -------------------------------------------------------
+
+def test_the_host_hands_a_seat_to_the_bot_and_its_player_takes_it_back(browser, served):
+    game = create(served, "voodoo-prince", seed=21)
+    host = open_page(browser, page_of(served, game, game["host_token"]), "host")
+    ann = open_page(browser, page_of(served, game, game["player_tokens"]["Ann"]), "Ann")
+    bob = None
+    try:
+        # Check the host may hand any seat over; Ann only her own
+        wait_until(host.page, lambda: host.page.is_visible('[data-hand="Bob"]'), what="Bob's control")
+        assert ann.page.query_selector('[data-hand="Bob"]') is None
+        assert ann.page.is_visible('[data-hand="Ann"]')
+        host.page.click('[data-hand="Bob"]')
+        for seat in (host, ann):
+            wait_until(seat.page, lambda s=seat: seat_attr(s.page, "Bob", "data-bot") == "heuristic",
+                       what=f"Bob's seat played by the bot on {seat.name}'s page")
+        # Check the bot plays Bob's seat while Ann plays hers
+        played = lambda: [e for e in events(served, game)  # noqa: E731
+                          if e.get("by") == "bot" and e["data"].get("player") == "Bob"]
+        for _ in range(400):
+            if played():
+                break
+            moves = ready_moves(ann.page)
+            if moves:
+                ann.page.locator(f"{READY} button[data-move]").first.click()
+            ann.page.wait_for_timeout(50)
+        assert played(), "the bot never moved for Bob"
+        handed = [e for e in events(served, game) if e["type"] == "SeatHanded"]
+        assert [(e["data"], e["by"]) for e in handed] == [({"player": "Bob", "bot": "heuristic"}, "host")]
+        # Check Bob, back at the table, takes his seat back from his own page
+        bob = open_page(browser, page_of(served, game, game["player_tokens"]["Bob"]), "Bob")
+        assert "bot" in bob.page.text_content("#prompt")
+        bob.page.click('[data-hand="Bob"]')
+        for seat in (host, ann, bob):
+            wait_until(seat.page, lambda s=seat: seat_attr(s.page, "Bob", "data-bot") == "",
+                       what=f"Bob's seat his again on {seat.name}'s page")
+        handed = [e for e in events(served, game) if e["type"] == "SeatHanded"]
+        assert [(e["data"]["bot"], e["by"]) for e in handed] == [("heuristic", "host"), (None, "seat")]
+        # Check Bob plays his own moves again: when his turn comes, his page offers them
+        for _ in range(400):
+            view = get(served, f"/games/{game['game_id']}")
+            if "Bob" in view["to_act"] or view["status"] != "in_progress":
+                break
+            if ready_moves(ann.page):
+                ann.page.locator(f"{READY} button[data-move]").first.click()
+            ann.page.wait_for_timeout(50)
+        if view["status"] == "in_progress":
+            wait_until(bob.page, lambda: bool(ready_moves(bob.page)), what="Bob's own moves")
+        assert not (host.errors or ann.errors or bob.errors)
+    finally:
+        close(host, ann, *([bob] if bob else []))
+
+
+# -- presence ---------------------------------------------------------------------------------------
+
+def test_every_page_shows_who_has_the_game_open(browser, served):
+    game = create(served, "vampir", seed=22)
+    host = open_page(browser, page_of(served, game, game["host_token"]), "host")
+    spectator = open_page(browser, page_of(served, game), "spectator")
+    ann = open_page(browser, page_of(served, game, game["player_tokens"]["Ann"]), "Ann")
+    try:
+        for seat in (host, spectator, ann):
+            wait_until(seat.page, lambda s=seat: seat_attr(s.page, "Ann", "data-present") == "true",
+                       what=f"Ann present on {seat.name}'s page")
+            # the host watching and a spectator are no seat
+            assert seat_attr(seat.page, "Bob", "data-present") == "false"
+        # Check a seat that closes its page is shown gone, and one that opens it, there
+        ann.context.close()
+        bob = open_page(browser, page_of(served, game, game["player_tokens"]["Bob"]), "Bob")
+        for seat in (host, spectator, bob):
+            wait_until(seat.page, lambda s=seat: seat_attr(s.page, "Ann", "data-present") == "false"
+                       and seat_attr(s.page, "Bob", "data-present") == "true",
+                       what=f"Ann gone and Bob there on {seat.name}'s page")
+        close(bob)
+    finally:
+        close(host, spectator)
+
+
+# -- the organiser plays a seat ---------------------------------------------------------------------
+
+def test_the_organiser_plays_a_seat_and_sees_only_its_secrets(browser, served):
+    game = create(served, "vampiring", players=3, seed=23, host_seat="Ann")
+    organiser = open_page(browser, page_of(served, game, game["host_token"]), "organiser")
+    page = organiser.page
+    try:
+        # Check the organiser's page is Ann's seat, with the host's panel and link
+        assert root(page, "data-role") == "host" and root(page, "data-you") == "Ann"
+        assert page.is_visible("#host-panel") and page.is_visible("[data-host-link]")
+        # Check Bob's secret move stays secret on it, in the table and in the log's words
+        status, _ = post(served, f"/games/{game['game_id']}/commands",
+                         {"type": "move", "metamorphosis": "b", "direction": "cw"},
+                         game["player_tokens"]["Bob"])
+        assert status == 200
+        told = '#events li[data-type="MoveSubmitted"][data-told="true"] .ev-text'
+        wait_until(page, lambda: page.query_selector(told) is not None, what="Bob's move told")
+        assert page.text_content(told) == "Bob submits a secret move (VR-4)."
+        text = page.text_content("#play")
+        assert "metamorphosis b" not in text
+        # Check the organiser plays Ann's seat from it, recorded as the seat's own move
+        wait_until(page, lambda: bool(ready_moves(page)), what="Ann's moves")
+        page.click('[data-pick="metamorphosis"][data-value="a"]')
+        page.click('[data-pick="direction"][data-value="ccw"]')
+        page.click("#confirm")
+        wait_until(page, lambda: any(e["type"] == "MoveSubmitted" and e["data"]["player"] == "Ann"
+                                     for e in events(served, game)), what="Ann's move stored")
+        mine = [e for e in events(served, game) if e["type"] == "MoveSubmitted"
+                and e["data"]["player"] == "Ann"]
+        assert mine[0]["by"] == "seat"
+        assert not organiser.errors
+    finally:
+        close(organiser)
+
+
+# -- the network cut for real -------------------------------------------------------------------
+
+PROMPTS_JS = """() => {
+  window.__seen = [];
+  const note = () => window.__seen.push([document.querySelector("#play").dataset.live,
+    document.querySelector("#prompt").textContent, document.querySelector("#moves").dataset.state]);
+  new MutationObserver(note).observe(document.querySelector("#play"),
+    { subtree: true, childList: true, characterData: true, attributes: true });
+  note();
+}"""
+
+
+@pytest.mark.parametrize("cut", ["reset", "black_hole"])
+def test_a_page_cut_off_recovers_by_itself_never_showing_anothers_turn(browser, served, cut):
+    game = create(served, "vampiring", seed=24)
+    proxy = Proxy(int(served.rsplit(":", 1)[1]))
+    ann = open_page(browser, page_of(proxy.url, game, game["player_tokens"]["Ann"]), "Ann")
+    page = ann.page
+    try:
+        # Ann moves: the page waits for Bob
+        wait_until(page, lambda: bool(ready_moves(page)), what="Ann's moves")
+        page.click('[data-pick="metamorphosis"][data-value="a"]')
+        page.click('[data-pick="direction"][data-value="cw"]')
+        page.click("#confirm")
+        wait_until(page, lambda: "Bob" in page.text_content("#prompt"), what="waiting for Bob")
+        page.evaluate(PROMPTS_JS)
+        # The network goes; meanwhile Bob moves and the turn resolves: it is Ann's turn again
+        getattr(proxy, cut)()
+        wait_until(page, lambda: root(page, "data-live") == "offline", timeout_ms=20_000,
+                   what="the page saying it is offline")
+        status, answer = post(served, f"/games/{game['game_id']}/commands",
+                              {"type": "move", "metamorphosis": "b", "direction": "ccw"},
+                              game["player_tokens"]["Bob"])
+        assert status == 200 and "Ann" in answer["to_act"]
+        version = answer["version"]
+        assert root(page, "data-live") == "offline"
+        # The network comes back: the page finds it by itself, with Ann's turn at the version
+        proxy.restore()
+        wait_until(page, lambda: root(page, "data-version") == str(version) and bool(ready_moves(page)),
+                   timeout_ms=30_000, what="Ann's turn after the network came back")
+        assert root(page, "data-live") == "stream" and page.is_hidden("#offline")
+        seen = page.evaluate("() => window.__seen")
+        # Check that while it was cut off it offered no move and claimed nobody's turn
+        offline = [s for s in seen if s[0] == "offline"]
+        assert offline, seen
+        assert all(s[2] == "offline" and "Waiting for" not in s[1] for s in offline), offline
+        # Check it never again showed Bob's turn as the current one once back
+        last = max(i for i, s in enumerate(seen) if s[0] == "offline")
+        back = seen[last + 1:]
+        assert not any("Waiting for Bob" in s[1] for s in back), back
+        assert len(ann.loads) == 1  # recovered by itself, never reloaded
+        assert [e for e in ann.errors if "ERR_" not in e and "Failed to load" not in e] == []
+    finally:
+        close(ann)
+        proxy.close()
