@@ -59,7 +59,7 @@ function drawHostSeat() {
     .filter((li) => !li.querySelector("select").value)
     .map((li) => li.querySelector("input").value.trim()).filter(Boolean);
   box.replaceChildren(el("option", { value: "" }, t("nobody: I only host")),
-    people.map((name) => el("option", { value: name }, name)));
+    ...people.map((name) => el("option", { value: name }, name)));
   box.value = people.includes(before) ? before : "";
 }
 

@@ -226,3 +226,59 @@ def test_a_page_cut_off_recovers_by_itself_never_showing_anothers_turn(browser, 
     finally:
         close(ann)
         proxy.close()
+
+
+# -- clocks -------------------------------------------------------------------------------------
+
+def test_the_create_form_sets_a_clock_and_the_organisers_seat(browser, served):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{served}/")
+        page.select_option("#new-game-key", "voodoo-prince")
+        page.fill("#new-seat-count", "2")
+        page.dispatch_event("#new-seat-count", "change")
+        page.fill('[data-seat="0"]', "Nora")
+        page.dispatch_event('[data-seat="0"]', "input")
+        page.select_option("#new-clock", "2")  # the second preset: 10 min + 10 s a move
+        page.select_option("#new-host-seat", "Nora")
+        page.click("#create")
+        wait_until(page, lambda: "/play" in page.url, what="the host page")
+        game_id = page.url.split("/games/")[1].split("/")[0]
+        view = get(served, f"/games/{game_id}")
+        assert set(view["clocks"]) == {"Nora", "Bob"}
+        assert max(c["remaining"] for c in view["clocks"].values()) <= 600
+        # Check the organiser's page is Nora's seat, with the host's panel
+        wait_until(page, lambda: root(page, "data-version") not in (None, ""), what="the view")
+        assert root(page, "data-role") == "host" and root(page, "data-you") == "Nora"
+        assert page.is_visible("#host-panel") and page.is_visible("#my-hand")
+    finally:
+        context.close()
+
+
+def test_the_clock_of_the_seat_awaited_counts_down_on_every_page(browser, served):
+    game = create(served, "voodoo-prince", seed=25, clock={"bank": 300, "increment": 5})
+    first = get(served, f"/games/{game['game_id']}")["to_act"][0]
+    other = next(p for p in game["players"] if p != first)
+    mine = open_page(browser, page_of(served, game, game["player_tokens"][first]), first)
+    spectator = open_page(browser, page_of(served, game), "spectator")
+    try:
+        for seat in (mine, spectator):
+            page = seat.page
+            wait_until(page, lambda p=page: seat_attr(p, first, "data-running") == "true",
+                       what="the running clock")
+            start = int(seat_attr(page, first, "data-remaining"))
+            assert start <= 300
+            wait_until(page, lambda p=page, s=start: int(seat_attr(p, first, "data-remaining")) < s,
+                       what="the clock counting down")
+            # the other seat's clock stands still at its full bank
+            assert seat_attr(page, other, "data-running") == "false"
+            assert seat_attr(page, other, "data-remaining") == "300"
+        # Check a move stops its clock and starts the next seat's
+        wait_until(mine.page, lambda: bool(ready_moves(mine.page)), what="my moves")
+        mine.page.locator(f"{READY} button[data-move]").first.click()
+        for seat in (mine, spectator):
+            wait_until(seat.page, lambda p=seat.page: seat_attr(p, other, "data-running") == "true"
+                       and seat_attr(p, first, "data-running") == "false", what="the clocks turned")
+    finally:
+        close(mine, spectator)
