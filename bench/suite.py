@@ -9,7 +9,9 @@ Every figure is measured next to its baseline in the same run, so ratios hold on
   app served by gunicorn the same way;
 - streams (bench.streams): with 5 live streams open on each of 200 games, the delay from a
   command's answer to its update on every stream of its game, and commands per second against
-  the same load with no stream open.
+  the same load with no stream open;
+- clocks (bench.clocks): 1,000 games with running clocks, how long after its deadline each
+  ClockExpired is stored (a bound: p99 within 1 s).
 In-process rates count CPU seconds of this process (``time.process_time``): on a shared machine
 other processes' load would otherwise skew one side of a ratio. Measurements alternate between
 the sides in rounds and each keeps its best round. The last line printed is one JSON object.
@@ -30,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import servers
+from bench.clocks import clock_figures
+from bench.clocks import report as clock_report
 from bench.load import Connection, MirrorPlayer, Recorder, Run, drive
 from bench.streams import StreamFigures, stream_figures
 from bots import RandomBot
@@ -63,17 +67,20 @@ class Sizes:
     # with the streams second averaged 0.80, first 0.90 (the side that runs second is slower),
     # so an odd count tilts the median towards one order.
     stream_rounds: int = 2
+    clock_games: int = 0  # games with running clocks (bench.clocks; none: no clock figures)
 
 
 FULL = Sizes(rounds=3, domain_cpu_s=3.0, rlcard_cpu_s=3.0, replay_games=20, api_seconds=10.0,
              api_max_requests=20_000, api_clients=4, replay_cpu_s=0.2,
-             stream_games=200, stream_seconds=10.0, stream_rounds=6)  # 1,000 streams
+             stream_games=200, stream_seconds=10.0, stream_rounds=6,  # 1,000 streams
+             clock_games=1000)
 QUICK = Sizes(rounds=2, domain_cpu_s=1.0, rlcard_cpu_s=1.0, replay_games=6, api_seconds=5.0,
               api_max_requests=5_000, api_clients=4, replay_cpu_s=0.1,
-              stream_games=40, stream_seconds=5.0, stream_rounds=2)  # 200 streams
+              stream_games=40, stream_seconds=5.0, stream_rounds=2,  # 200 streams
+              clock_games=200)
 TINY = Sizes(rounds=1, domain_cpu_s=0.02, rlcard_cpu_s=0.02, replay_games=1, api_seconds=0.5,
              api_max_requests=30, api_clients=2, stream_games=2, streams_per_game=2,
-             stream_seconds=0.5)  # the smoke test: code paths, not figures
+             stream_seconds=0.5, clock_games=3)  # the smoke test: code paths, not figures
 
 
 class Stopwatch:
@@ -382,6 +389,10 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
                 f"({r.work} events rebuilt, {len(stored[kind])} aggregates)")
 
         api, hello, live = api_figures(work, sizes, seed)
+        clocked = None
+        if sizes.clock_games:
+            (work / "clocks").mkdir()
+            clocked = clock_figures(sizes.clock_games, work / "clocks", seed)
     out(f"\napi: {sizes.api_clients} client threads over loopback, 2 gunicorn workers each")
     out(f"  gruft commands  {api.per_s:>8,.0f} /s  p50 {api.percentile(50):.2f} ms  "
         f"p99 {api.percentile(99):.2f} ms  ({api.requests} commands, {api.errors} refused)")
@@ -406,6 +417,8 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
     }
     if live is not None:
         figures.update(stream_report(live, sizes, out))
+    if clocked is not None:  # a bound, as the stream delay: how late a seat's bot moves
+        figures.update(clock_report(clocked, out))
     figures["ratios"] = ratios(domain, rl, replay, api, hello, live)
     out("\ntargets (ratios measured in this run: the median over rounds of each round's ratio)")
     for name, (value, target) in figures["ratios"].items():

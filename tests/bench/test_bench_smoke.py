@@ -36,6 +36,9 @@ def test_bench_runs_every_measurement_and_ends_with_json(monkeypatch, capsys):
     assert figures["api_command_errors"] == 0
     assert figures["api_commands_per_s"] > 0 and figures["flask_hello_per_s"] > 0
     assert figures["api_command_p50_ms"] <= figures["api_command_p99_ms"]
+    # Check the clock figures: every game's clock ran out once and was stored after its deadline.
+    assert figures["clock_games"] == 3 and figures["clock_expired"] >= 3
+    assert 0 <= figures["clock_expired_p50_s"] <= figures["clock_expired_p99_s"]
     # Check the streams were all open (2 games, 2 each), and every update reached every one.
     assert figures["streams_open"] == 4 and figures["stream_games"] == 2
     assert figures["stream_updates_missed"] == 0 and figures["stream_command_errors"] == 0
