@@ -242,6 +242,9 @@ class Event(Schema):
     by = fields.String(validate=validate.OneOf(AUTHORS), metadata={"description": (
         "who stored it: seat (its own token), host (for a seat), bot, clock, or server (what "
         "follows from a move or a creation); absent from events stored before it existed")})
+    shape = fields.Integer(validate=validate.Range(2), metadata={"description": (
+        "the shape `data` was stored in, where it is not its type's first (docs/format.md, "
+        "\"Event shapes\"): VampiRing's TurnResolved is stored in shape 2 since 0.2.0")})
     data = fields.Dict(required=True)
 
 

@@ -14,11 +14,16 @@ SHA-256 of `str(seed)`) keep verifying as they always did; a game imported from 
 
 from __future__ import annotations
 
+import functools
+import json
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from uuid import UUID
+
+import jsonschema_rs
 
 from domain import game_class
 from domain.core import (
@@ -28,16 +33,24 @@ from domain.core import (
     GameError,
     Refusal,
     canonical,
-    event_data,
     event_hash,
     record_hash,
     recorded_timestamps,
     seed_commitment,
 )
-from domain.core.chain import AUTHORS, BOT, CLOCK, HOST_BY, SEAT, SERVER, timestamp_text
+from domain.core.chain import (
+    AUTHORS,
+    BOT,
+    CLOCK,
+    HOST_BY,
+    SEAT,
+    SERVER,
+    stored_data,
+    stored_shape,
+    timestamp_text,
+)
 from domain.core.clocks import deadline
-from domain.core.dealing import is_salt
-from domain.core.game import recorded_authors
+from domain.core.game import recorded_authors, recorded_shapes
 from replays.logproof import log_problem
 from service.signing import key_id
 
@@ -51,8 +64,8 @@ HANDED = Game.SeatHanded.__name__  # a seat handed to the server's bot or back (
 EXPIRED = Game.ClockExpired.__name__  # a seat's clock ran out (domain.core.clocks): checked against its deadline
 # What the host or the server records beside the players' moves, and who may have stored it.
 LIFECYCLE = {ABORTED: (HOST_BY,), HANDED: (HOST_BY, SEAT), EXPIRED: (CLOCK,)}
-REQUIRED = ("format", "format_version", "game", "game_id", "players", "options", "seed",
-            "seed_commitment", "created_at", "events", "final", "signature")
+# The document's shape, as a JSON Schema (docs/format.md): the verifier's shape errors are its.
+SCHEMA_PATH = Path(__file__).parent / "schema" / "document.json"
 
 
 def unsigned(document: dict[str, Any]) -> bytes:
@@ -204,48 +217,39 @@ def _check_carried_table(document: dict, parent: dict, step: int, verdict: Verdi
                     f"parent's after its event {step}: the fork did not begin there")
 
 
+@functools.cache
+def _schema_validator() -> Any:
+    """The document's JSON Schema (replays/schema/document.json, docs/format.md), compiled once."""
+    schema = json.loads(SCHEMA_PATH.read_text("utf-8"))
+    return jsonschema_rs.validator_for(schema)
+
+
+def schema_problem(doc: Any) -> str | None:
+    """Where and how `doc` departs from the document's JSON Schema (the schema's own words for
+    its first error), or None when it follows it."""
+    error = next(iter(_schema_validator().iter_errors(doc)), None)
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.instance_path)
+    return f"{'at ' + where + ': ' if where else ''}{error.message[:300]}"
+
+
 def _check_shape(doc: Any, verdict: Verdict) -> bool:
-    if not isinstance(doc, dict):
-        verdict.add(None, "malformed", "a replay document is a JSON object")
-        return False
-    missing = [k for k in REQUIRED if k not in doc]
-    if missing:
-        verdict.add(None, "malformed", f"the document lacks {', '.join(missing)}")
-        return False
-    if not isinstance(doc["seed_commitment"], str):
-        # It starts the hash chain: anything else cannot be hashed (issue 16)
-        verdict.add(None, "malformed", "seed_commitment must be a string of hex digits")
-        return False
-    if doc["format"] != FORMAT or doc["format_version"] not in FORMAT_VERSIONS or isinstance(
-            doc["format_version"], bool):
-        verdict.add(None, "malformed", f"not a {FORMAT} document of format_version 1 or 2")
-        return False
-    if doc["format_version"] == 2 and not is_salt(doc.get("salt")):
-        verdict.add(None, "malformed", "a format 2 document carries its salt: 64 hex digits")
-        return False
-    if doc["format_version"] == 1 and "salt" in doc:
-        verdict.add(None, "malformed", "a format 1 document has no salt (format 2 has)")
+    problem = schema_problem(doc)
+    if problem is not None:
+        verdict.add(None, "malformed",
+                    f"not a {FORMAT} document as its schema (docs/format.md) says: {problem}")
         return False
     try:
         game_class(doc["game"])
-    except BadSetup as exc:  # before anything reads the events by the game's rules
+    except BadSetup as exc:  # the schema names the games; the registry is the rules' own
         verdict.add(None, "malformed", str(exc))
         return False
-    events = doc["events"]
-    if not isinstance(events, list) or not events or not all(
-            isinstance(e, dict) and isinstance(e.get("data"), dict) and isinstance(e.get("type"), str)
-            and isinstance(e.get("version"), int) and isinstance(e.get("timestamp"), str)
-            for e in events):
-        verdict.add(None, "malformed", "events must be a non-empty list of event records")
-        return False
-    for version, record in enumerate(events, start=1):
+    for version, record in enumerate(doc["events"], start=1):
         if _parse_time(record["timestamp"]) is None:
             verdict.add(version, "bad_timestamp",
                         f"the timestamp {record['timestamp'][:40]!r} is not ISO 8601 with an offset")
             return False
-    if not isinstance(doc["signature"], dict):
-        verdict.add(None, "malformed", "signature must be an object")
-        return False
     return True
 
 
@@ -348,7 +352,7 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
             verdict.add(version, "chain_broken", f"by is one of {', '.join(AUTHORS)}")
             return
         digest = event_hash(prev, version, record["type"], record["timestamp"], record["data"],
-                            by)
+                            by, record.get("shape", 1))
         if record.get("hash") != digest:
             verdict.add(version, "chain_broken", "hash does not match the event's content")
             return
@@ -404,7 +408,10 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     setup = created["data"]
     stamps = (_parse_time(r["timestamp"]) for r in records)  # all parsed: _check_shape
     authors = (r.get("by") for r in records)  # as recorded: the chain covers them
-    with recorded_timestamps(stamps), recorded_authors(authors):
+    # Each event made in the shape it was recorded in (docs/format.md, "Event shapes"): a
+    # document of an older release is compared with what that release recorded.
+    shapes = (r.get("shape", 1) for r in records)
+    with recorded_timestamps(stamps), recorded_authors(authors), recorded_shapes(shapes):
         try:
             if len(records) > 1 and records[1]["type"] == FORKED:
                 game = _restart_fork(cls, setup, records[1]["data"], doc)
@@ -525,13 +532,20 @@ def _match(game: Game, records: list[dict], position: int, verdict: Verdict) -> 
     produced = game.pending_events[position:]
     for offset, event in enumerate(produced):
         version = position + offset + 1
-        expected = {"type": type(event).__name__, "data": event_data(event)}
+        expected = {"type": type(event).__name__, "data": stored_data(event),
+                    "shape": stored_shape(event)}
         if version > len(records):
             verdict.add(version, "event_missing",
                         f"the rules produce {expected['type']} but the record ends")
             return False
         record = records[version - 1]
-        found = {"type": record["type"], "data": record["data"]}
+        found = {"type": record["type"], "data": record["data"],
+                 "shape": record.get("shape", 1)}
+        if found["type"] == expected["type"] and found["shape"] != expected["shape"]:
+            verdict.add(version, "event_mismatch",
+                        f"the record has {record['type']} in shape {found['shape']}, a shape "
+                        f"this release cannot make it in (it makes shape {expected['shape']})")
+            return False
         if canonical(found) != canonical(expected):
             if _edited_secret_move(type(game), records, version, expected, verdict):
                 return False

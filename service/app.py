@@ -36,6 +36,7 @@ from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
 from service.presence import Presence
+from service.mapper import StoredShapeMapper
 from service.reads import Reads, shown_event
 from service.rematch import RematchLink, rotated
 from service.repository import GameRepository, project_events
@@ -111,6 +112,12 @@ class Games(SaveHooks):
             tune_pool(factory.datastore.pool, env.get("SQLITE_SYNCHRONOUS") or "NORMAL")
         reconnect_promptly(factory)
         return factory
+
+    def construct_mapper(self) -> Any:
+        """eventsourcing's mapper, writing an upcast event back as it was stored (a re-import
+        of an older release's document: service/mapper.py)."""
+        return self.factory.mapper(transcoder=self.construct_transcoder(),
+                                   mapper_class=StoredShapeMapper)
 
     def construct_recorder(self) -> Any:
         """The events recorder; its tables are created race-safely (workers start together),

@@ -26,6 +26,11 @@ module would add a call to every event on a measured hot path. This module lists
    costs").
    Tests: tests/domain/core/test_event_fast_paths.py (same events, same fields in the same
    order, the library's path for any other call).
+   Event shapes: an event read in an older shape than its type's ``class_version`` reaches
+   this fast path already upcast, by the library's mapper (``upcast_vN_vM`` on the event
+   class, a public hook) or by ``Game.event_from_record``; it carries what was stored under
+   ``stored_as``, a bookkeeping field the written-out ``mutate`` never passes to a method
+   (tests/replays/test_shapes.py, tests/fixtures/).
 
 2. The repository's reconstruction -- ``reconstruct`` (used by service.repository.GameRepository).
    Private part: ``Repository._reconstruct_aggregate(aggregate_id, version, projector_func)``.

@@ -213,4 +213,6 @@ def redacted(game: Game, record: dict[str, Any], viewer: Viewer, revealed: bool 
              "data": game.redact(record["type"], record["data"], viewer, revealed)}
     if "by" in record:  # events stored before `by` existed have none
         shown["by"] = record["by"]
+    if "shape" in record:  # the data's shape, where it is not its type's first
+        shown["shape"] = record["shape"]
     return shown

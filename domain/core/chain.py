@@ -13,11 +13,16 @@ from datetime import datetime
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
+# An event read in a newer shape than it was stored in (upcast: docs/format.md, "Event shapes")
+# keeps here what was stored, {"shape": n, "data": {...}}: its chain link covers that, and an
+# export or a re-import carries it unchanged.
+STORED_AS = "stored_as"
+
 # Attributes every stored event has that are bookkeeping, not the event's `data` (`by`: who
 # stored it, docs/api.md "Who did what"; events stored before it have none).
 META_FIELDS = frozenset(
     {"originator_id", "originator_version", "originator_topic", "timestamp", "prev_hash", "hash",
-     "by"}
+     "by", STORED_AS}
 )
 
 # Who stored an event: a seat with its own token, the host for a seat, the server's bot, the
@@ -61,15 +66,17 @@ def timestamp_text(timestamp: datetime | str) -> str:
 
 
 def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: dict,
-               by: str | None = None) -> str:
+               by: str | None = None, shape: int = 1) -> str:
     """The chain link of one event.
 
-    The canonical JSON of {version, type, timestamp, by, data, prev_hash}, written out in its
-    sorted key order rather than built as a dict and sorted again for every event. An event
-    stored before `by` existed has none (None), and its link is what it always was.
+    The canonical JSON of {version, type, timestamp, by, data, prev_hash, shape}, written out in
+    its sorted key order rather than built as a dict and sorted again for every event. An event
+    stored before `by` existed has none (None), and an event in its type's first shape has no
+    `shape`: their links are what they always were.
     """
     author = "" if by is None else f'"by":{canonical(by)},'
-    body = (f'{{{author}"data":{canonical(data)},"prev_hash":{canonical(prev_hash)},'
+    form = "" if shape == 1 else f',"shape":{canonical(shape)}'
+    body = (f'{{{author}"data":{canonical(data)},"prev_hash":{canonical(prev_hash)}{form},'
             f'"timestamp":{canonical(timestamp)},"type":{canonical(type_)},'
             f'"version":{canonical(version)}}}')
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
@@ -83,24 +90,49 @@ def record_hash(prev_hash: str, record: dict[str, Any]) -> str:
 
 
 def event_data(event: Any) -> dict:
-    """The domain payload of a stored event: its attributes without the bookkeeping."""
+    """The domain payload of an event in its type's current shape (what the rules apply): its
+    attributes without the bookkeeping."""
     return {k: v for k, v in event.__dict__.items() if k not in META_FIELDS}
 
 
+def stored_shape(event: Any) -> int:
+    """The shape an event was stored in: its type's `class_version`, unless it was upcast."""
+    stored = event.__dict__.get(STORED_AS)
+    return stored["shape"] if stored is not None else getattr(type(event), "class_version", 1)
+
+
+def stored_data(event: Any) -> dict:
+    """An event's payload as it was stored (what its chain link covers)."""
+    stored = event.__dict__.get(STORED_AS)
+    return stored["data"] if stored is not None else event_data(event)
+
+
+def keep_stored(state: dict[str, Any], shape: int) -> None:
+    """Called first by every upcaster (`upcast_vN_vM(state)`): keep the payload as it was
+    stored, in shape `shape`, before the upcasters change it (the oldest one keeps it)."""
+    if STORED_AS not in state:
+        state[STORED_AS] = {"shape": shape,
+                            "data": {k: v for k, v in state.items() if k not in META_FIELDS}}
+
+
 def event_record(event: Any) -> dict:
-    """One event as the log and the replay document show it (unredacted); `by` where the event
-    has one (events stored before it have none, and their records stay as they were)."""
+    """One event as the log and the replay document show it (unredacted), as it was stored: its
+    payload in the shape it was stored in, `shape` when that is not the first, `by` where the
+    event has one (events stored before it have none, and their records stay as they were)."""
     record = {
         "version": event.originator_version,
         "type": type(event).__name__,
         "timestamp": timestamp_text(event.timestamp),
-        "data": event_data(event),
+        "data": stored_data(event),
         "prev_hash": event.prev_hash,
         "hash": event.hash,
     }
     by = event.__dict__.get("by")
     if by is not None:
         record["by"] = by
+    shape = stored_shape(event)
+    if shape != 1:
+        record["shape"] = shape
     return record
 
 

@@ -32,7 +32,15 @@ from eventsourcing.domain import (
 from eventsourcing.utils import get_topic
 
 from domain.core import clocks
-from domain.core.chain import BOT, CLOCK, HOST_BY, SERVER, clone, event_hash, timestamp_text
+from domain.core.chain import (
+    BOT,
+    CLOCK,
+    HOST_BY,
+    SERVER,
+    clone,
+    event_hash,
+    timestamp_text,
+)
 from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
 from domain.core.names import check_recorded_names, seat_names
@@ -86,6 +94,47 @@ def recorded_authors(authors: Iterator[str | None]):
         yield
     finally:
         _recorded_authors.reset(token)
+
+
+# During verification and import, the shape each event was recorded in (docs/format.md, "Event
+# shapes"): the rules then produce an event in that shape, so it is compared and stored as it was.
+_recorded_shapes: ContextVar[Iterator[int] | None] = ContextVar("recorded_shapes", default=None)
+
+
+@contextmanager
+def recorded_shapes(shapes: Iterator[int]):
+    """Within this block, new events are made in the shapes `shapes` gives (replay, import)."""
+    token = _recorded_shapes.set(shapes)
+    try:
+        yield
+    finally:
+        _recorded_shapes.reset(token)
+
+
+def _next_shape(event_class: Any) -> int:
+    """The shape of the next event: its type's current one, or the one recorded for it."""
+    current = getattr(event_class, "class_version", 1)
+    replayed = _recorded_shapes.get()
+    if replayed is None:
+        return current
+    shape = next(replayed, None)
+    # A shape this release cannot make (unknown, newer): the current one, which the
+    # verifier then finds to differ from the record.
+    if type(shape) is not int or not 1 <= shape < current or not all(
+            hasattr(event_class, f"downcast_v{n}_v{n - 1}") for n in range(shape + 1, current + 1)):
+        return current
+    return shape
+
+
+def upcast(event_class: Any, state: dict[str, Any], shape: int) -> dict[str, Any]:
+    """`state` (an event's stored attributes, in shape `shape`) brought to its type's current
+    shape by the type's upcasters, as eventsourcing's mapper does when it reads a stored event;
+    the first upcaster keeps what was stored (domain.core.chain.keep_stored)."""
+    current = getattr(event_class, "class_version", 1)
+    while shape < current:
+        getattr(event_class, f"upcast_v{shape}_v{shape + 1}")(state)
+        shape += 1
+    return state
 
 
 def _next_by() -> str | None:
@@ -461,6 +510,7 @@ class Game(Aggregate):
     def _create(cls, event_class: Any, *, id: Any = None, **kwargs: Any) -> Any:  # noqa: A002
         timestamp = _next_timestamp(event_class)
         by = _next_by()
+        _next_shape(event_class)  # the creation has one shape: a recorded other one is a mismatch
         if kwargs.get("salt") is None:
             # Format 1: the creation event has no salt field at all, so its data and hash stay
             # what they were before salts (the golden replays and old stores keep verifying).
@@ -499,7 +549,7 @@ class Game(Aggregate):
         # The shared lifecycle's events (GameAborted, Forked) are stored as Game's own classes:
         # eventsourcing gives each game a subclass of them that no method applies.
         event_class = Game.__dict__.get(record["type"]) or getattr(cls, record["type"])
-        return built_event(event_class, fields)
+        return built_event(event_class, upcast(event_class, fields, record.get("shape", 1)))
 
     @classmethod
     def replayed(cls, game_id: Any, records: list[dict[str, Any]]) -> Game | None:
@@ -515,9 +565,10 @@ class Game(Aggregate):
         """The name of every event this game records (its own and the shared ones), sorted."""
         return list(_event_types(cls))
 
-    def _link(self, event_class: Any, fields: dict[str, Any]
+    def _link(self, event_class: Any, fields: dict[str, Any], shape: int | None = None
               ) -> tuple[Any, str, str, str | None]:
-        """The next event's timestamp, previous hash, hash and `by` (the chain of docs/api.md)."""
+        """The next event's timestamp, previous hash, hash and `by` (the chain of docs/api.md),
+        `fields` being its payload in `shape` (by default its type's current one)."""
         timestamp = _next_timestamp(event_class)
         if timestamp < self.modified_on and _recorded_timestamps.get() is None:
             # A clock stepped back (NTP, another worker's clock): the log stays in time order,
@@ -525,7 +576,8 @@ class Game(Aggregate):
             timestamp = self.modified_on
         prev, by = self.chain_hash, _next_by()
         return timestamp, prev, event_hash(prev, self.version + 1, event_class.__name__,
-                                           timestamp_text(timestamp), fields, by), by
+                                           timestamp_text(timestamp), fields, by,
+                                           shape or getattr(event_class, "class_version", 1)), by
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         # eventsourcing's Aggregate.trigger_event (our games define no TOPIC, whose check is the
@@ -539,6 +591,10 @@ class Game(Aggregate):
         ``__dict__``), not through the frozen dataclass's ``__init__``, whose only work here
         would be to check the names again (a quarter of the cost: docs/performance.md).
         """
+        shape = _next_shape(event_class)
+        if shape != getattr(event_class, "class_version", 1):
+            self._trigger_as_recorded(event_class, fields, shape)
+            return
         timestamp, prev, digest, by = self._link(event_class, fields)
         new_event = object.__new__(event_class)
         state = {"originator_id": self.id, "originator_version": self.version + 1,
@@ -546,6 +602,22 @@ class Game(Aggregate):
         if by is not None:
             state["by"] = by
         object.__setattr__(new_event, "__dict__", state)
+        new_event.mutate(self)
+        self._pending_events.append(new_event)
+
+    def _trigger_as_recorded(self, event_class: Any, fields: dict[str, Any], shape: int) -> None:
+        """The event in an older shape a record has it in (verification, import): its payload
+        as that release made it, from this game as it stands before the event (the type's
+        `downcast_vM_vN(game, data)`), linked and stored in that shape, applied upcast."""
+        data, current = fields, getattr(event_class, "class_version", 1)
+        for newer in range(current, shape, -1):
+            data = getattr(event_class, f"downcast_v{newer}_v{newer - 1}")(self, data)
+        timestamp, prev, digest, by = self._link(event_class, data, shape)
+        state = {"originator_id": self.id, "originator_version": self.version + 1,
+                 "timestamp": timestamp, "prev_hash": prev, "hash": digest, **data}
+        if by is not None:
+            state["by"] = by
+        new_event = built_event(event_class, upcast(event_class, state, shape))
         new_event.mutate(self)
         self._pending_events.append(new_event)
 

@@ -21,6 +21,7 @@ from domain.core import (
     clone,
     shuffled,
 )
+from domain.core.chain import keep_stored
 from domain.vampiring.narration import VampiRingNarrator
 from domain.vampiring.rules import (
     BLOOD,
@@ -64,6 +65,15 @@ class VampiRing(Game):
     REVEALED_MOVES = {"TurnResolved": "moves"}  # VR-4: every move is shown when the turn resolves
     NARRATOR = VampiRingNarrator
     METRICS = (Metric("turns_survived", "turns the player's family lasted (VR-9), per game"),)
+    # The state's second shape (snapshots record it): `turn_start` beside `last_turn`, for
+    # turns resolved by TurnResolved's second shape. A first-shape state (snapshots of 0.1.0)
+    # is a second-shape one whose last turn is known in full: nothing to change.
+    class_version = 2
+    turn_start = None  # a class default: what the state of 0.1.0 (snapshots, fork tables) lacks
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A snapshot of the first shape: `last_turn` in full, no `turn_start` (class default)."""
 
     # -- setup ----------------------------------------------------------------------------
 
@@ -76,7 +86,11 @@ class VampiRing(Game):
         self.eliminated: dict[str, int] = {}
         self.pending: dict[str, dict[str, str]] = {}
         self.turns_played = 0
+        # The last turn in full (fights, paths, wounds): known from a snapshot or a fork's
+        # table of the first shape; otherwise derived from `turn_start` when a view asks.
         self.last_turn: dict[str, Any] | None = None
+        # The last turn's number and moves, and the families and blood it started from.
+        self.turn_start: dict[str, Any] | None = None
         self.end_reason: str | None = None
 
     @classmethod
@@ -178,15 +192,16 @@ class VampiRing(Game):
     def _resolve(self) -> None:
         """Resolve the turn whose moves are all in, then end the game if it is over."""
         turn = self.turns_played + 1
-        haunted = {self.homes[p]: p for p in self.eliminated}  # VR-8: earlier turns only
-        outcome = resolve(self.ring, self.homes, self.families, self.pending, self.blood,
-                          haunted, self.options["variant"])
+        outcome = self.resolution(self.pending, turn)  # VR-8: Homes of earlier turns haunt
         blood = {p: self.blood[p] - outcome["lost"].get(p, 0) for p in self.players}
         # VR-11: a family still in, or eliminated now, scores everything lost so far.
         lost_so_far = total_lost(blood)
         scores = {p: self.scores[p] if p in self.eliminated else lost_so_far
                   for p in self.players}
-        self._turn_resolved(turn=turn, blood=blood, scores=scores, **outcome)
+        self._turn_resolved(turn=turn, moves=outcome["moves"], vampires={
+            p: {vid: {"shape": v["shape"], "position": v["position"]} for vid, v in fam.items()}
+            for p, fam in outcome["vampires"].items()}, eliminated=outcome["eliminated"],
+            blood=blood, scores=scores)
         left = list(self.families)
         if len(left) <= 1:  # VR-10
             winners = left
@@ -200,25 +215,78 @@ class VampiRing(Game):
         elif self.options["max_turns"] is not None and turn >= self.options["max_turns"]:
             self._game_ended(reason="max_turns", winners=[], scores=dict(scores))  # VR-12
 
-    @event("TurnResolved")
-    def _turn_resolved(self, turn: int, moves: dict, vampires: dict, fights: list,
-                       haunted: list, wounds: dict, lost: dict, eliminated: list,
+    class TurnResolved(Game.Event):
+        """A turn resolved (VR-5 .. VR-9). Shape 2 records the outcome the state takes — each
+        family's vampires (shape, position), the families eliminated, blood and scores — and
+        the moves; shape 1 (0.1.0) also recorded the detail the ring and the moves give again:
+        every vampire's path, the fights, the hauntings, wounds and drops lost."""
+
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Shape 1 to 2: the vampires without their paths; fights, haunted, wounds and lost
+            dropped (the views derive them again)."""
+            keep_stored(state, 1)
+            state["vampires"] = {p: {vid: {"shape": v["shape"], "position": v["position"]}
+                                     for vid, v in family.items()}
+                                 for p, family in state["vampires"].items()}
+            for detail in ("fights", "haunted", "wounds", "lost"):
+                del state[detail]
+
+        @staticmethod
+        def downcast_v2_v1(game: VampiRing, data: dict[str, Any]) -> dict[str, Any]:
+            """The turn in shape 1, as 0.1.0 recorded it, from the game before it: verifying
+            and importing a document of 0.1.0 compares and stores what it holds."""
+            return {"turn": data["turn"], "blood": data["blood"], "scores": data["scores"],
+                    **game.resolution(data["moves"], data["turn"])}
+
+    @event(TurnResolved)
+    def _turn_resolved(self, turn: int, moves: dict, vampires: dict, eliminated: list,
                        blood: dict, scores: dict) -> None:
-        # The event's own vampire records, paths included (resolve reads shape and position;
-        # the views keep only those two): no per-vampire copy on every replayed turn.
-        self.families = {p: fam for p, fam in vampires.items() if p not in eliminated}
+        # The families and blood the turn started from: replaced below, never changed in
+        # place, so keeping them costs nothing; a view derives the turn's detail from them.
+        self.turn_start = {"turn": turn, "moves": moves, "families": self.families,
+                           "blood": self.blood}
+        self.last_turn = None
         # The event's own dicts, not copies: the aggregate only replaces these, never changes
         # them in place, and every view clones them (on replay they are private anyway).
+        self.families = {p: fam for p, fam in vampires.items() if p not in eliminated}
         self.blood = blood
         for p in eliminated:
             self.eliminated[p] = turn
         self.scores = scores
         self.pending = {}
         self.turns_played = turn
-        self.last_turn = {
-            "turn": turn, "moves": moves, "vampires": vampires, "fights": fights,
-            "haunted": haunted, "wounds": wounds, "lost": lost, "eliminated": eliminated,
-        }
+
+    def resolution(self, moves: dict[str, dict[str, str]], turn: int) -> dict[str, Any]:
+        """Turn `turn` resolved from the families and blood as they stand, with `moves`:
+        paths, fights, hauntings (Homes of families eliminated before it, VR-8), wounds."""
+        haunted = {self.homes[p]: p for p, t in self.eliminated.items() if t < turn}
+        return resolve(self.ring, self.homes, self.families, moves, self.blood, haunted,
+                       self.options["variant"])
+
+    def turn_detail(self) -> dict[str, Any] | None:
+        """The last turn in full, as shape 1 recorded it (a new dict), or None before any."""
+        start = self.turn_start
+        if start is None:
+            return clone(self.last_turn)
+        turn = start["turn"]
+        haunted = {self.homes[p]: p for p, t in self.eliminated.items() if t < turn}
+        outcome = resolve(self.ring, self.homes, start["families"], start["moves"],
+                          start["blood"], haunted, self.options["variant"])
+        return {"turn": turn, **outcome}
+
+    def table_state(self) -> dict[str, Any]:
+        """The table a fork carries, in the state's first shape (0.1.0's, which forks made then
+        carry): the last turn in full, each living family's vampires as that turn left them."""
+        table = super().table_state()
+        table.pop("turn_start", None)
+        detail = self.turn_detail()
+        table["last_turn"] = detail
+        if detail is not None:
+            table["families"] = {p: detail["vampires"][p] for p in self.families}
+        return table
 
     @event("GameEnded")
     def _game_ended(self, reason: str, winners: list[str], scores: dict[str, int]) -> None:
@@ -242,7 +310,7 @@ class VampiRing(Game):
             "eliminated": dict(self.eliminated),
             "haunted": sorted(self.homes[p] for p in self.eliminated),  # VR-8
             "submitted": [p for p in self.players if p in self.pending],
-            "last_turn": clone(self.last_turn),
+            "last_turn": self.turn_detail(),
             "end": self.end_reason,
         }
 
@@ -269,7 +337,7 @@ class VampiRing(Game):
             "eliminated": dict(self.eliminated),
             "pending": clone(self.pending),
             "turns_played": self.turns_played,
-            "last_turn": clone(self.last_turn),
+            "last_turn": self.turn_detail(),
             "finished": self.finished,
             "end": self.end_reason,
             "scores": dict(self.scores),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from domain.core.narration import Narrator, names, plural, tally
-from domain.vampiring.rules import BLOOD, home_owner
+from domain.vampiring.rules import BLOOD, home_owner, home_positions, resolve
 
 VR_SHAPES = {"M": "Man", "W": "Wolf", "B": "Bat"}
 VR_CHANGES = {"a": "Man→Wolf→Bat→Man", "b": "Man→Bat→Wolf→Man"}
@@ -41,7 +43,40 @@ class VampiRingNarrator(Narrator):
                 f"({VR_CHANGES[d['metamorphosis']]}) and {VR_DIRECTIONS[d['direction']]} "
                 "(VR-4).")
 
+    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
+        super().__init__(players, options)
+        # The table as the events leave it: a TurnResolved of the second shape records the
+        # outcome only, and its fights and wounds are found again from the moves (VR-5 .. VR-9).
+        self.ring: list[str] = []
+        self.families: dict[str, Any] = {}
+        self.blood = {p: BLOOD for p in players}
+        self.eliminated: dict[str, int] = {}
+
+    def after_RingLaid(self, d: dict) -> None:
+        self.ring, self.families = d["ring"], d["families"]
+
+    def after_Forked(self, d: dict) -> None:
+        table = d["table"]
+        self.ring, self.families = table["ring"], table["families"]
+        self.blood, self.eliminated = table["blood"], table["eliminated"]
+
+    def after_TurnResolved(self, d: dict) -> None:
+        self.families = {p: fam for p, fam in d["vampires"].items() if p not in d["eliminated"]}
+        self.blood = d["blood"]
+        self.eliminated = {**self.eliminated, **dict.fromkeys(d["eliminated"], d["turn"])}
+
+    def detail(self, d: dict) -> dict:
+        """A TurnResolved's fights, hauntings and drops lost: its own (shape 1), or found from
+        the table before it and its moves (shape 2)."""
+        if "fights" in d:
+            return d
+        homes = home_positions(self.ring)
+        haunted = {homes[p]: p for p in self.eliminated}
+        return {**d, **resolve(self.ring, homes, self.families, d["moves"], self.blood, haunted,
+                               self.options.get("variant", "castle"))}
+
     def on_TurnResolved(self, d: dict, _next: dict | None) -> str:
+        d = self.detail(d)
         parts = []
         for fight in d["fights"]:
             shapes = {(v["player"], v["id"]): v["shape"] for v in fight["vampires"]}

@@ -54,7 +54,8 @@ def rechain(doc):
         record["version"] = version
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, version, record["type"], record["timestamp"],
-                                           record["data"], record.get("by"))
+                                           record["data"], record.get("by"),
+                                           record.get("shape", 1))
     return doc
 
 

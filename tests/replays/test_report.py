@@ -209,9 +209,9 @@ def test_a_bad_step_or_file_writes_nothing(tmp_path, signer, capsys):
     code, html = report(tmp_path, {**doc, "game": "no-such-game"}, 1)
     assert code == 2 and html == ""
     # An unknown game whose events also carry a bad timestamp: still no document (2), never a
-    # traceback (the shape check stopped at the timestamp before the game key was looked at).
+    # traceback (the shape check, the document's schema, names the game it does not know).
     events = [dict(e) for e in doc["events"]]
     events[3]["timestamp"] = "garbage"
     code, html = report(tmp_path, {**doc, "game": "no-such-game", "events": events}, 1)
     assert code == 2 and html == ""
-    assert "unknown game" in capsys.readouterr().err
+    assert '"no-such-game" is not one of' in capsys.readouterr().err

@@ -38,14 +38,15 @@ def command(move: str) -> dict[str, str]:
 
 
 def play_turn(table: Table, moves: dict[str, str]) -> dict[str, Any]:
-    """Every living player submits (in the order given); the turn's TurnResolved data."""
+    """Every living player submits (in the order given); the turn's TurnResolved data, with
+    the detail (paths, fights, wounds) the game derives from it."""
     events = []
     for player, move in moves.items():
         events += table.act(player, command(move))
     resolved = [event_data(e) for e in events if type(e).__name__ == "TurnResolved"]
     assert len(resolved) == 1, "the last move in resolves the turn"
     table.check_rebuilt()
-    return resolved[0]
+    return {**resolved[0], **table.game.turn_detail()}
 
 
 def label(resolution: dict[str, Any], player: str, vid: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,10 +42,20 @@ def check_accounted(table: Table) -> None:
                                if p in state["families"] and p not in state["pending"]]
     # Blood lost equals the drops the resolutions recorded
     lost = Counter()
+    for lost_in_turn, _event in turn_losses(table):
+        lost.update(lost_in_turn)
+    assert {p: BLOOD - lost[p] for p in game.players} == state["blood"]
+
+
+def turn_losses(table: Table) -> list[tuple[dict[str, int], Any]]:
+    """Each TurnResolved with the drops each family lost in it (blood before less after)."""
+    blood = {p: BLOOD for p in table.game.players}
+    out = []
     for event in table.events:
         if type(event).__name__ == "TurnResolved":
-            lost.update(event.lost)
-    assert {p: BLOOD - lost[p] for p in game.players} == state["blood"]
+            out.append(({p: blood[p] - event.blood[p] for p in blood}, event))
+            blood = event.blood
+    return out
 
 
 def expected_scores(table: Table) -> dict[str, int]:
@@ -53,10 +64,8 @@ def expected_scores(table: Table) -> dict[str, int]:
     scores = {p: 0 for p in game.players}
     total = 0
     out: set[str] = set()
-    for event in table.events:
-        if type(event).__name__ != "TurnResolved":
-            continue
-        total += sum(event.lost.values())
+    for lost, event in turn_losses(table):
+        total += sum(lost.values())
         for player in game.players:
             if player not in out:
                 scores[player] = total

@@ -1,10 +1,13 @@
-"""Golden replays: one recorded replay document per game, regenerated only on purpose.
+"""Golden replays: one recorded replay document per game, written once and never rewritten.
 
-    .venv/bin/python -m tests.replays.golden.regenerate          # rewrite tests/golden/*.json
+    .venv/bin/python -m tests.replays.golden.regenerate    # writes the golden file of a new game
 
 Each game is played by a seeded random player through the pure domain with a fixed clock, and
-signed with the test-only key beside this file (never a server's key), so regenerating gives the
-same document byte for byte until the rules or the event shapes change — which the tests then show.
+signed with the test-only key beside this file (never a server's key). A golden file, once
+written, is the proof that documents of its day still verify: this script writes only the games
+that have none yet. When the rules or an event's shape change, the tests say so; an event's new
+shape comes with its upcaster and its way back (docs/format.md, "Event shapes"), never with a
+new golden file.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ def path_of(key: str) -> Path:
 
 def main() -> None:
     for key in available_games():
+        if path_of(key).exists():
+            print(f"kept {path_of(key)}: a golden file is never rewritten")
+            continue
         document = golden_document(key)
         path_of(key).write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
         print(f"wrote {path_of(key)}: {len(document['events'])} events")
