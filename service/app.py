@@ -35,8 +35,8 @@ from service.follower import Follower
 from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
-from service.presence import Presence
 from service.mapper import StoredShapeMapper
+from service.presence import Presence
 from service.reads import Reads, shown_event
 from service.rematch import RematchLink, rotated
 from service.repository import GameRepository, project_events
