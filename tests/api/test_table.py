@@ -360,3 +360,28 @@ def test_a_seat_may_start_the_rematch_and_the_host_then_finds_it(served):
     assert third not in (gid, rid)
     assert client.get(f"/games/{third}/view", headers=bearer(cy)).get_json()["you"] == "Cy"
     assert client.get(f"/games/{third}").get_json()["players"] == ["Cy", "Ann", "Ben"]
+
+
+def test_presence_is_shared_by_every_worker(storage_env, tmp_path):
+    from tests.api.sse import SocketStream
+    from tests.kit import call, served_gruft
+
+    with served_gruft(storage_env, tmp_path / "serve.log", workers=2) as port:
+        status, game = call(port, "POST", "/games", {"game": "vampir",
+                                                     "players": seats("vampir")})
+        assert status == 201, game
+        gid = game["game_id"]
+
+        def everywhere(present: list[str]) -> bool:
+            # New connections spread over both workers: each must say the same.
+            return all(call(port, "GET", f"/games/{gid}")[1]["present"] == present
+                       for _ in range(12))
+
+        # Check a stream open in one worker makes its seat present in the other's views too.
+        stream = SocketStream(port, f"/games/{gid}/stream", token=game["player_tokens"]["Cy"])
+        assert stream.status == 200
+        stream.next()
+        wait_until(lambda: everywhere(["Cy"]), "every worker to see Cy present")
+        # Check a closed stream's seat leaves every worker's views.
+        stream.close()
+        wait_until(lambda: everywhere([]), "every worker to see Cy gone")
