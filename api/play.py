@@ -104,6 +104,8 @@ def play_page(game_id: str):
             "rules": url_for("rules.rules_page", game=game.KEY),
             "narration": url_for("play.NarrationResource", game_id=game.id),
             "seats": f"{url_for('games.GameResource', game_id=game.id)}/seats/",
+            "rematch": url_for("table.Rematch", game_id=game.id),
+            "games": f"{request.script_root}/games/",
             "list": url_for("viewer.game_list"),
         },
     }

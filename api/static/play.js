@@ -3,6 +3,7 @@
 import { t, tn } from "./i18n.js";
 import { Attention } from "./attention.js";
 import { Link } from "./liveness.js";
+import { Rematch } from "./rematch.js";
 import { Seats } from "./seats.js";
 import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard } from "./tables.js";
 
@@ -179,6 +180,23 @@ async function refetch() {
 const offline = () => root.dataset.live === "offline";
 const attention = new Attention($("attention"), document.title);
 const seats = new Seats($("seats"), { you, host, hand: handSeat });
+const rematch = new Rematch($("rematch"), { gameId: data.game_id, seat, url: urls.rematch, gamesUrl: urls.games,
+  headers, problem: showProblem });
+
+// A game that is over: its page looks now and then for a rematch somebody else started (the
+// stream has ended; the view names the rematch).
+function awaitRematch(view) {
+  rematch.show(view);
+  if (view.rematch || game.rematchLook) return;
+  game.rematchLook = setTimeout(async () => {
+    game.rematchLook = null;
+    try {
+      applyView(await getJSON(viewUrl()));
+    } catch {
+      awaitRematch(game.view); // asked again on the next look
+    }
+  }, 2000);
+}
 
 // Hand a seat to the server's bot, or take it back (bot null); the stream then shows it.
 async function handSeat(name, bot) {
@@ -240,6 +258,7 @@ function applyView(view) {
   game.view = view;
   game.version = view.version;
   if (!offline()) seats.show(view); // presence and clocks change without a new version
+  if (FINAL.has(view.status)) awaitRematch(view);
   if (!changed) return;
   root.dataset.status = view.status;
   root.dataset.version = String(view.version);

@@ -5,6 +5,7 @@ connections or lets nothing through) with the page recovering by itself (docs/ap
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -282,3 +283,61 @@ def test_the_clock_of_the_seat_awaited_counts_down_on_every_page(browser, served
                        and seat_attr(p, first, "data-running") == "false", what="the clocks turned")
     finally:
         close(mine, spectator)
+
+
+# -- the rematch ----------------------------------------------------------------------------------
+
+def finish(base: str, game: dict[str, Any]) -> None:
+    """Play a game to its end through the API with the host token (random legal moves)."""
+    rng = random.Random(game["game_id"])
+    gid, token = game["game_id"], game["host_token"]
+    while (view := get(base, f"/games/{gid}"))["status"] == "in_progress":
+        player = rng.choice(view["to_act"])
+        moves = get(base, f"/games/{gid}/legal-moves?player={player}", token)["moves"]
+        status, _ = post(base, f"/games/{gid}/commands", {**rng.choice(moves), "player": player},
+                         token)
+        assert status == 200
+
+
+def test_a_rematch_is_moved_on_to_by_every_seat(browser, served):
+    game = create(served, "voodoo-prince", seed=26)
+    host = open_page(browser, page_of(served, game, game["host_token"]), "host")
+    seats = [open_page(browser, page_of(served, game, game["player_tokens"][p]), p)
+             for p in game["players"]]
+    spectator = open_page(browser, page_of(served, game), "spectator")
+    try:
+        finish(served, game)
+        for seat in (host, *seats):
+            wait_until(seat.page, lambda s=seat: s.page.is_visible("#rematch-start"),
+                       what=f"the rematch offered on {seat.name}'s page")
+        wait_until(spectator.page, lambda: root(spectator.page, "data-status") == "finished",
+                   what="the spectator's page over")
+        assert spectator.page.query_selector("#rematch-start") is None  # a spectator has no seat
+        # The host starts it and moves on to the rematch's host page
+        host.page.click("#rematch-start")
+        wait_until(host.page, lambda: game["game_id"] not in host.page.url, what="the host moving on")
+        rematch_id = host.page.url.split("/games/")[1].split("/")[0]
+        assert get(served, f"/games/{game['game_id']}")["rematch"] == rematch_id
+        assert get(served, f"/games/{rematch_id}")["players"] == game["players"][1:] + game["players"][:1]
+        wait_until(host.page, lambda: root(host.page, "data-role") == "host"
+                   and len(host.page.query_selector_all("[data-invite]")) == 2, what="the host's links")
+        # Check every seat's page learns of it and moves on, as the same seat
+        for seat in seats:
+            wait_until(seat.page, lambda s=seat: s.page.is_visible("#rematch-go"),
+                       what=f"the rematch on {seat.name}'s page")
+            seat.page.click("#rematch-go")
+            wait_until(seat.page, lambda s=seat: rematch_id in s.page.url
+                       and root(s.page, "data-you") == s.name, what=f"{seat.name} in the rematch")
+            assert "token" not in seat.page.url
+        wait_until(spectator.page, lambda: spectator.page.is_visible("#rematch-watch"), what="a link")
+        # Check the rematch is played from those pages: its first seat has its moves
+        first = get(served, f"/games/{rematch_id}")["to_act"][0]
+        page = next(s.page for s in seats if s.name == first)
+        wait_until(page, lambda: bool(ready_moves(page)), what=f"{first}'s moves in the rematch")
+        page.locator(f"{READY} button[data-move]").first.click()
+        wait_until(page, lambda: get(served, f"/games/{rematch_id}")["version"] > 2
+                   and all(root(s.page, "data-version") == str(get(served, f"/games/{rematch_id}")["version"])
+                           for s in seats), what="the move shown on every seat's page")
+        assert not any(s.errors for s in (host, *seats))
+    finally:
+        close(host, *seats, spectator)
