@@ -341,3 +341,31 @@ def test_a_rematch_is_moved_on_to_by_every_seat(browser, served):
         assert not any(s.errors for s in (host, *seats))
     finally:
         close(host, *seats, spectator)
+
+
+def test_a_clock_runs_out_and_the_servers_bot_moves_for_that_seat(browser, served):
+    game = create(served, "voodoo-prince", seed=27, clock={"bank": 2, "increment": 30})
+    first = get(served, f"/games/{game['game_id']}")["to_act"][0]
+    mine = open_page(browser, page_of(served, game, game["player_tokens"][first]), first)
+    watcher = open_page(browser, page_of(served, game), "spectator")
+    page = mine.page
+    try:
+        # Nobody moves: the clock runs out, and the bot moves for that seat, shown on every page
+        told = '#events li[data-type="ClockExpired"][data-told="true"] .ev-text'
+        for seat in (mine, watcher):
+            wait_until(seat.page, lambda p=seat.page: p.query_selector(told) is not None,
+                       what=f"the clock running out told on {seat.name}'s page")
+            assert "clock runs out" in seat.page.text_content(told)
+        log = events(served, game)
+        expired = next(i for i, e in enumerate(log) if e["type"] == "ClockExpired")
+        assert log[expired]["by"] == "clock" and log[expired]["data"]["player"] == first
+        move = log[expired + 1]
+        assert move["by"] == "bot" and move["data"]["player"] == first
+        for seat in (mine, watcher):
+            wait_until(seat.page, lambda p=seat.page: int(root(p, "data-version")) >= move["version"],
+                       what="the bot's move on the table")
+        # Check the seat's clock shows no more than the increment it got for that move
+        assert 0 <= int(seat_attr(page, first, "data-remaining")) <= 30
+        assert not mine.errors
+    finally:
+        close(mine, watcher)
