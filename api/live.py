@@ -36,9 +36,11 @@ from api.holds import STREAM, client_address, holds_max, per_address
 from api.settings import settings
 from api.stream_writer import (
     KEEPALIVE,
+    REMATCH_LOOK_SECONDS,
     RESYNC_SECONDS,
     StreamWriter,
     presence_message,
+    rematch_message,
     usable,
 )
 from domain.core import Game
@@ -208,11 +210,11 @@ class EventStream:
         present = tuple(store.presence.present(game.id, game.players))
         try:
             yield text
-            if self._sock is not None and not game.finished:
+            if self._sock is not None and (not game.finished or args.get("rematch")):
                 # gunicorn wrote the first message; the worker's writer writes the rest, and
                 # this thread sleeps until the stream ends (api/stream_writer.py).
                 outlet = stream_writer(store).add(self._sock, self._watch, args, game.version,
-                                                  keepalive, path, present)
+                                                  keepalive, path, present, game.finished)
                 outlet.done.wait()
                 return
             version, synced = game.version, time.monotonic()
@@ -241,11 +243,27 @@ class EventStream:
                     wrote = time.monotonic()
                     yield shared.get(store, game, args, version)
                     version = game.version
+            if args.get("rematch"):  # the game is over: its last message names the rematch
+                yield from self._await_rematch(store, game.id, keepalive)
         except Exception:  # the store failed mid-stream: end it; the client reconnects
             # The path only: a query string may carry a token.
             log.exception("stream %s ended by an error", path)
         finally:
             self._end()
+
+
+    def _await_rematch(self, store: Games, game_id: Any, keepalive: float) -> Iterator[bytes]:
+        """Keep the stream open until the game's rematch is made, then name it (?rematch=)."""
+        wrote = time.monotonic()
+        while not self._watch.stopping:
+            rematch = store.reads.rematch_of(game_id)
+            if rematch is not None:
+                yield rematch_message(rematch)
+                return
+            self._watch.wait(1 << 62, REMATCH_LOOK_SECONDS)  # nothing wakes it: a pause
+            if time.monotonic() - wrote >= keepalive:
+                wrote = time.monotonic()
+                yield KEEPALIVE
 
 
 @blp.route("/games/<game_id>/stream")
@@ -260,7 +278,8 @@ class Stream(MethodView):
         who = store.access.authenticate(game_id, request_token())
         # Where a reconnecting client resumes: Last-Event-ID (the browser's own), else ?after=.
         after = headers.get("last_event_id", query.get("after"))
-        args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player")}
+        args = {"game_id": parse_game_id(game_id), "viewer": who, "player": query.get("player"),
+                "rematch": query["rematch"]}
         address = client_address()  # 429 past its share, 503 past the worker's (api/holds.py)
         SLOTS.take(STREAM, address, streams_max(), per_address(STREAM))
         watch = store.live.watch(args["game_id"])

@@ -343,6 +343,10 @@ class StreamQuery(StrictSchema):
                        "(never logged)"})
     player = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH),
                            metadata={"description": "the host names a seat to view"})
+    rematch = fields.Boolean(load_default=False, metadata={
+        "description": "true: once the game is over the stream stays open until its rematch is "
+                       "made (POST /games/{id}/rematch), then sends `event: rematch` with "
+                       "`data: {\"game_id\"}` and ends"})
 
 
 class StreamHeaders(Schema):

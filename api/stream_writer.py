@@ -36,6 +36,14 @@ MAX_PENDING = 1 << 20  # bytes a stream may fall behind before its client is cut
 KEEPALIVE = b": keepalive\nevent: ping\ndata: {}\n\n"
 
 
+def rematch_message(game_id: Any) -> bytes:
+    """A message telling where the table goes on (docs/api.md, rematch): the stream's last."""
+    return b"event: rematch\ndata: %b\n\n" % orjson.dumps({"game_id": str(game_id)})
+
+
+REMATCH_LOOK_SECONDS = 1.0  # how often a stream waiting for a rematch looks for one
+
+
 def presence_message(present: list[str]) -> bytes:
     """A message telling who has the game open now (docs/api.md, `present`): no id, since it
     changes no version."""
@@ -60,6 +68,7 @@ class Outlet:
         self.pending = bytearray()
         self.last_write = self.synced = time.monotonic()
         self.ending = False  # no more messages: done once the pending bytes are sent
+        self.awaiting_rematch = False  # the game is over: waits for its rematch (?rematch=true)
         self.gone = False  # the client went away (or fell too far behind)
         self.done = threading.Event()
 
@@ -83,6 +92,7 @@ class StreamWriter:
         self._games: dict[UUID, list[Outlet]] = {}
         self._due: dict[UUID, int] = {}  # games announced and not yet written: their version
         self._presence_due: set[UUID] = set()  # games whose present seats changed
+        self._rematch_looked = 0.0
         self._selector = selectors.DefaultSelector()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
@@ -96,10 +106,12 @@ class StreamWriter:
     # -- from other threads -----------------------------------------------------------------
 
     def add(self, sock: socket.socket, watch: Watch, args: dict[str, Any], version: int,
-            keepalive: float, path: str, present: tuple[str, ...] = ()) -> Outlet:
+            keepalive: float, path: str, present: tuple[str, ...] = (),
+            finished: bool = False) -> Outlet:
         """Take a stream over after its first message (of `version`, telling of `present`)
         was written."""
         outlet = Outlet(sock, watch.game_id, args, version, keepalive, path, present)
+        outlet.awaiting_rematch = finished and bool(args.get("rematch"))
         with self._lock:
             self._games.setdefault(watch.game_id, []).append(outlet)
             self._presence_due.add(watch.game_id)  # it may have changed since that message
@@ -182,7 +194,9 @@ class StreamWriter:
                 text = self._shared.get(self._store, game, outlet.args, outlet.version, parts)
                 outlet.version = game.version
                 self._send(outlet, text)
-            if game.finished:  # the message that finishes or aborts the game is the last
+            if game.finished and outlet.args.get("rematch"):
+                outlet.awaiting_rematch = True  # its last message will name the rematch
+            elif game.finished:  # the message that finishes or aborts the game is the last
                 self._end(outlet)
 
     def _write_presence(self, game_id: UUID) -> None:
@@ -197,7 +211,24 @@ class StreamWriter:
                 outlet.present = present
                 self._send(outlet, presence_message(list(present)))
 
+    def _look_for_rematches(self, now: float) -> None:
+        """Send each stream waiting for its game's rematch the rematch, once it is made."""
+        waiting: dict[UUID, list[Outlet]] = {}
+        for outlet in self._outlets():
+            if outlet.awaiting_rematch and not outlet.ending:
+                waiting.setdefault(outlet.game_id, []).append(outlet)
+        for game_id, outlets in waiting.items():
+            rematch = self._store.reads.rematch_of(game_id)
+            if rematch is None:
+                continue
+            for outlet in outlets:
+                self._send(outlet, rematch_message(rematch))
+                self._end(outlet)
+
     def _tick(self, now: float) -> None:
+        if now - self._rematch_looked >= REMATCH_LOOK_SECONDS:
+            self._rematch_looked = now
+            self._look_for_rematches(now)
         stopping = self._store.live.stopping
         resync: set[UUID] = set()
         for outlet in self._outlets():

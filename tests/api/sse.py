@@ -26,9 +26,17 @@ class Parsed:
     comments: list[str] = field(default_factory=list)
     pings: int = 0  # `event: ping` messages
     presence: list[list[str]] = field(default_factory=list)  # `event: presence`: who is there
+    rematch: str | None = None  # `event: rematch`: the game the table goes on to
 
 
 PING = object()  # an `event: ping` message (no id, empty data)
+
+
+@dataclass
+class Rematch:
+    """An `event: rematch` message (no id): the game the table goes on to."""
+
+    game_id: str
 
 
 @dataclass
@@ -46,6 +54,8 @@ def parse_lines(lines: Iterable[str]) -> Iterator[Message | str | object]:
         if line == "":
             if fields.get("event") == ["ping"]:
                 yield PING  # the heartbeat a browser sees, beside the keepalive comment
+            elif fields.get("event") == ["rematch"]:
+                yield Rematch(json.loads("\n".join(fields["data"]))["game_id"])
             elif fields.get("event") == ["presence"]:
                 yield Presence(json.loads("\n".join(fields["data"]))["present"])
             elif fields:
@@ -80,9 +90,11 @@ class Reader:
         """The next message or comment; None once the stream has ended."""
         try:
             item = next(self._items)
-            while item is PING or isinstance(item, Presence):
+            while item is PING or isinstance(item, Presence | Rematch):
                 if item is PING:
                     self.parsed.pings += 1
+                elif isinstance(item, Rematch):
+                    self.parsed.rematch = item.game_id
                 else:
                     self.parsed.presence.append(item.present)
                 item = next(self._items)

@@ -309,6 +309,10 @@ def test_a_rematch_has_the_same_seats_rotated_and_every_token_still_works(served
     assert client.post(f"/games/{gid}/rematch").status_code == 401
     assert client.post(f"/games/{gid}/abort", headers=host,
                        json={"reason": "again"}).status_code == 200
+    # A seat's stream asking to be told of the rematch stays open past the end.
+    waiting = ClientStream(client, f"/games/{gid}/stream?rematch=true&token="
+                                   f"{game['player_tokens']['Ben']}")
+    assert waiting.next().data["view"]["status"] == "aborted"
     # Check the host's call makes it: as POST /games, the seats rotated, the same settings.
     answer = client.post(f"/games/{gid}/rematch", headers=host)
     assert answer.status_code == 201, answer.get_json()
@@ -319,6 +323,8 @@ def test_a_rematch_has_the_same_seats_rotated_and_every_token_still_works(served
     created = client.get(f"/games/{rid}/events?limit=1").get_json()["events"][0]["data"]
     assert created["clock"] == CLOCK
     assert made["view"]["options"] == client.get(f"/games/{gid}").get_json()["options"]
+    # Check the waiting stream names it as its last message.
+    assert waiting.until_end() and waiting.parsed.rematch == rid
     # Check the finished game's view names it, and later calls answer the same game.
     assert client.get(f"/games/{gid}").get_json()["rematch"] == rid
     again = client.post(f"/games/{gid}/rematch", headers=host)
@@ -362,7 +368,7 @@ def test_a_seat_may_start_the_rematch_and_the_host_then_finds_it(served):
     assert client.get(f"/games/{third}").get_json()["players"] == ["Cy", "Ann", "Ben"]
 
 
-def test_presence_is_shared_by_every_worker(storage_env, tmp_path):
+def test_presence_and_rematches_reach_every_worker(storage_env, tmp_path):
     from tests.api.sse import SocketStream
     from tests.kit import call, served_gruft
 
@@ -385,3 +391,14 @@ def test_presence_is_shared_by_every_worker(storage_env, tmp_path):
         # Check a closed stream's seat leaves every worker's views.
         stream.close()
         wait_until(lambda: everywhere([]), "every worker to see Cy gone")
+        # Check a stream waiting for the rematch (written by a worker's stream writer) is told
+        # of it, whichever worker made it.
+        assert call(port, "POST", f"/games/{gid}/abort", {"reason": "again"},
+                    token=game["host_token"])[0] == 200
+        waiting = SocketStream(port, f"/games/{gid}/stream?rematch=true",
+                               token=game["player_tokens"]["Ann"])
+        assert waiting.next().data["view"]["status"] == "aborted"
+        status, made = call(port, "POST", f"/games/{gid}/rematch", token=game["host_token"])
+        assert status == 201, made
+        waiting.until_end()
+        assert waiting.parsed.rematch == made["game_id"]
