@@ -21,7 +21,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
-from domain.core import SPECTATOR, BadCommand, Game, Refusal, Viewer
+from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer
 from domain.core.chain import BOT, HOST_BY, SEAT, clone
 from domain.core.names import check_seated_names
 from service import metrics
@@ -30,8 +30,9 @@ from service.arbiter import Annotations, Arbiter
 from service.clocks import Clocked
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
-from service.errors import Conflict, Unauthorized
+from service.errors import Conflict, ServiceError, Unauthorized
 from service.follower import Follower
+from service.freshness import Freshness
 from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.live import Live
@@ -90,6 +91,12 @@ class Games(SaveHooks):
         # the read models and the bot runner subscribe to it.
         self.follower = Follower(self.recorder, poll=self.settings.live_poll)
         weakref.finalize(self, self.follower.close)  # an Application let go without close()
+        if self.follower.kind == "postgres":  # asking the store is a round trip: a command
+            # trusts the cache as far as the follower heard (service/freshness.py), which is
+            # subscribed before anything is cached, so it hears of every change to a cached game
+            self.repository.freshness = Freshness(lambda: self.follower.listening,
+                                                  self.repository.forget, self.follower.head())
+            self.follower.subscribe(self.repository.freshness)
         # Who waits for which game (streams, long polls) and how they learn of changes
         # (service/live.py).
         self.live = Live(self.follower)
@@ -189,6 +196,9 @@ class Games(SaveHooks):
         self.live.close()
         self.presence.close()
         self.follower.close()
+        notifier = getattr(self.recorder, "notifier", None)  # PostgreSQL's (service/postgres.py)
+        if notifier is not None:
+            notifier.close()
         super().close()
 
     # -- writing --------------------------------------------------------------------------
@@ -279,17 +289,8 @@ class Games(SaveHooks):
         command = dict(command)
         named = command.pop("player", None)
         for attempt in range(RACE_ATTEMPTS):
-            game = self.repository.game(game_id, for_update=True)
-            player = acting_player(game, viewer, named)
-            if expected_version is not None and expected_version != game.version:
-                raise Conflict(f"expected version {expected_version}, the game is at "
-                               f"{game.version}")
-            sender = self._sender(game, viewer, player, by)
-            try:
-                game.execute(player, command, by=sender)
-            except Refusal as refusal:
-                metrics.refused(game.KEY, refusal.code, refusal.rule)
-                raise
+            game, sender = self._ruled(game_id, viewer, named, command, expected_version, by,
+                                       trust=attempt == 0)
             try:
                 new_events = self._save_and_share(game)
                 metrics.commanded(game.KEY, sender)
@@ -305,6 +306,34 @@ class Games(SaveHooks):
         return CommandOutcome(game.version,
                               [shown_event(game, e, viewer, revealed) for e in new_events],
                               [] if game.finished else list(game.to_act), game.status)
+
+    def _ruled(self, game_id: str | UUID, viewer: Viewer, named: Any, command: dict[str, Any],
+               expected_version: int | None, by: str | None, trust: bool) -> tuple[Game, str]:
+        """A copy of the game with the command executed on it (not saved yet), and its sender.
+
+        With `trust`, on the cached game as far as the log follower heard (PostgreSQL,
+        service/freshness.py); a copy older than the expected version, or one the rules or the
+        expected version refuse, is judged again on the game read from the store: only the
+        stored game may refuse a command. A stale copy that passes is caught by the store's
+        unique key on saving, and the command runs again (`command`)."""
+        game = self.repository.game(game_id, for_update=True, trust=trust)
+        trusted = trust and self.repository.freshness is not None
+        if trusted and expected_version is not None and expected_version > game.version:
+            game, trusted = self.repository.game(game_id, for_update=True, trust=False), False
+        try:
+            player = acting_player(game, viewer, named)
+            if expected_version is not None and expected_version != game.version:
+                raise Conflict(f"expected version {expected_version}, the game is at "
+                               f"{game.version}")
+            sender = self._sender(game, viewer, player, by)
+            game.execute(player, command, by=sender)
+        except (GameError, ServiceError) as refused:
+            if trusted:
+                return self._ruled(game_id, viewer, named, command, expected_version, by, False)
+            if isinstance(refused, Refusal):
+                metrics.refused(game.KEY, refused.code, refused.rule)
+            raise
+        return game, sender
 
     @staticmethod
     def _sender(game: Game, viewer: Viewer, player: str, by: str | None) -> str:

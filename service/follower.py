@@ -78,6 +78,7 @@ class Follower:
         self.position = 0
         self.round_at: float | None = None  # time.monotonic()
         self.caught_up_at: float | None = None  # time.time()
+        self._listening = False  # a PostgreSQL follower's LISTEN is up and it has caught up
 
     # -- the interface ---------------------------------------------------------------------
 
@@ -97,6 +98,15 @@ class Follower:
                     self._retry_at.pop(id(subscriber), None)
 
         return unsubscribe
+
+    @property
+    def listening(self) -> bool:
+        """Whether this process's follower hears every commit now (PostgreSQL: its LISTEN
+        connection is up and it has read what was stored before; never in a forked child
+        whose follower has not started)."""
+        thread = self._thread
+        return (self._listening and os.getpid() == self._pid and thread is not None
+                and thread.is_alive())
 
     def head(self) -> int:
         """The id of the newest notification stored (0: none)."""
@@ -165,13 +175,21 @@ class Follower:
             self._nudged.clear()
             self.feed()
             looked = time.monotonic()
-            while not self._stop.is_set():
-                notified = any(True for _ in conn.notifies(timeout=LISTEN_SLICE, stop_after=1))
-                if notified or self._nudged.is_set() or (
-                        time.monotonic() - looked >= FALLBACK_SECONDS):
-                    self._nudged.clear()
-                    self.feed()
-                    looked = time.monotonic()
+            self._listening = True
+            try:
+                self._hear(conn, looked)
+            finally:
+                self._listening = False
+
+    def _hear(self, conn: Any, looked: float) -> None:
+        """Read the log on each notice (or nudge, or every FALLBACK_SECONDS) until stopped."""
+        while not self._stop.is_set():
+            notified = any(True for _ in conn.notifies(timeout=LISTEN_SLICE, stop_after=1))
+            if notified or self._nudged.is_set() or (
+                    time.monotonic() - looked >= FALLBACK_SECONDS):
+                self._nudged.clear()
+                self.feed()
+                looked = time.monotonic()
 
     def feed(self) -> None:
         """Hand every subscriber what the log holds after its position (the thread's round;

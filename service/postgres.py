@@ -13,7 +13,8 @@ round trips and whatever the worker's Python does in between (under load, waitin
 while other threads run), and every other writer of every worker and server queues behind it.
 Here one call of a function the recorder creates (``gruft_insert_events``) does all of it in
 the implicit transaction of a single statement: the lock is taken, the rows inserted, and the
-transaction committed inside the server, in the time the database itself needs.
+transaction committed inside the server, in the time the database itself needs. The NOTIFY that
+wakes the log followers is sent after the commit, by a thread of its own (`Notifier`).
 
 It also refuses a gap in a game's versions: the first new event of each aggregate must follow
 its last stored one (or be its first). Optimistic concurrency is unchanged: a version already
@@ -25,6 +26,10 @@ stored is a unique violation, as before.
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +42,9 @@ from service.gaps import GAP_MESSAGE
 
 FUNCTION = "gruft_insert_events"
 SYNCHRONOUS_COMMIT = ("on", "off")
-GAP_STATE = "23514"  # check_violation: the driver raises it as an integrity error
+GAP_STATE = "23514"
+RETRY_SECONDS = 1.0  # after a failed NOTIFY
+log = logging.getLogger("gruft.storage")  # check_violation: the driver raises it as an integrity error
 
 
 class GamesRecorder(PostgresApplicationRecorder):
@@ -60,11 +67,9 @@ class GamesRecorder(PostgresApplicationRecorder):
             " RETURNS SETOF bigint LANGUAGE plpgsql AS $body$"
             " DECLARE gap record;"
             " BEGIN"
-            "  PERFORM set_config('synchronous_commit', durable, true);"
-            "  SET LOCAL lock_timeout = {lock_timeout};"
-            "  LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
-            # The first new event of each aggregate follows its last stored one (or is its
-            # first): a game's versions never skip.
+            # Before the lock (as little as possible is done holding it): the first new event
+            # of each aggregate follows a stored one (or is its first), so a game's versions
+            # never skip. Stored rows never go, so what is found here is there after the lock.
             "  SELECT n.id, n.version INTO gap"
             "   FROM (SELECT u.id, min(u.version) AS version"
             "         FROM unnest(ids, versions) AS u(id, version) GROUP BY u.id) AS n"
@@ -75,19 +80,27 @@ class GamesRecorder(PostgresApplicationRecorder):
             "   RAISE EXCEPTION 'version % of % {gap_message}',"
             "    gap.version, gap.id USING ERRCODE = {gap_state};"
             "  END IF;"
-            "  NOTIFY {channel};"
+            "  IF durable <> 'on' THEN"
+            "   PERFORM set_config('synchronous_commit', durable, true);"
+            "  END IF;"
+            "{lock_timeout}"
+            # eventsourcing's ordering of the log: one inserting transaction at a time, from
+            # its first id drawn to its commit, so ids are committed in the order drawn.
+            "  LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
             "  RETURN QUERY INSERT INTO {schema}.{table}"
             "   (originator_id, originator_version, topic, state)"
             "   SELECT * FROM unnest(ids, versions, topics, states)"
             "   RETURNING notification_id;"
             " END $body$").format(
                 schema=schema, table=table, function=Identifier(FUNCTION), kind=kind,
-                lock_timeout=Literal(f"{datastore.lock_timeout}s"),
-                channel=Identifier(self.channel_name), gap_state=Literal(GAP_STATE),
+                lock_timeout=SQL("  SET LOCAL lock_timeout = {0};").format(
+                    Literal(f"{datastore.lock_timeout}s")) if datastore.lock_timeout else SQL(""),
+                gap_state=Literal(GAP_STATE),
                 gap_message=SQL(GAP_MESSAGE)))
-        self.insert_statement = SQL("SELECT * FROM {schema}.{function}(%s::{kind}[], %s::bigint[], %s::text[],"
-                                    " %s::bytea[], %s)"
-                                    ).format(schema=schema, function=Identifier(FUNCTION), kind=kind)
+        self.notifier = Notifier(datastore, self.channel_name)
+        self.insert_statement = SQL(
+            "SELECT * FROM {schema}.{function}(%s::{kind}[], %s::bigint[], %s::text[],"
+            " %s::bytea[], %s)").format(schema=schema, function=Identifier(FUNCTION), kind=kind)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -101,7 +114,9 @@ class GamesRecorder(PostgresApplicationRecorder):
                    self.synchronous_commit)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self.insert_statement, columns, prepare=True)
-            return [row[FUNCTION] for row in curs.fetchall()]
+            ids = [row[FUNCTION] for row in curs.fetchall()]
+        self.notifier.notify()
+        return ids
 
 
 def channel_name(schema: str, table: str) -> str:
@@ -112,3 +127,60 @@ def channel_name(schema: str, table: str) -> str:
     import hashlib
 
     return f"gruft_{hashlib.sha256(name.encode()).hexdigest()[:32]}"
+
+
+class Notifier:
+    """Sends the NOTIFY that wakes the log followers, from a thread of its own, after commits.
+
+    Not in the inserting transaction, as eventsourcing does: PostgreSQL serialises the commits of
+    every transaction that notifies, in the whole cluster, under one lock held until the commit
+    is flushed; in the insert it would hold the events table's lock through other notifiers'
+    commits. The followers read by position, so a notice may cover several commits (those
+    stored while one is being sent are covered by the next), and one lost with a crashed worker
+    is made up by their reads every few seconds (service/follower.py, FALLBACK_SECONDS).
+    """
+
+    def __init__(self, datastore: PostgresDatastore, channel: str) -> None:
+        self._datastore = datastore
+        self._statement = SQL("NOTIFY {0}").format(Identifier(channel))
+        self._wanted = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._closed = False
+
+    def notify(self) -> None:
+        """Have a NOTIFY sent soon (after this commit)."""
+        if self._closed:
+            return
+        self._wanted.set()
+        thread = self._thread
+        if thread is None or self._pid != os.getpid() or not thread.is_alive():
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            thread = self._thread
+            if thread is not None and self._pid == os.getpid() and thread.is_alive():
+                return
+            self._pid = os.getpid()
+            self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-notifier")
+            self._thread.start()
+
+    def close(self) -> None:
+        """Stop the thread (before the datastore closes)."""
+        self._closed = True
+        self._wanted.set()
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._closed:
+                return
+            try:
+                with self._datastore.get_connection() as conn:
+                    conn.execute(self._statement)
+            except Exception as exc:  # the followers' own reads make up for it
+                log.warning("notifier: NOTIFY failed: %s", exc)
+                time.sleep(RETRY_SECONDS)

@@ -76,11 +76,16 @@ class GameRepository(Repository):
         # Called with (game id, events) read to bring a cached game up to date: the streams'
         # tails keep them, so the streams of that game need not read them again.
         self.read_events: Any = None
+        # service.freshness.Freshness where the log follower hears every commit (PostgreSQL):
+        # then a cached game it has heard no newer version of is not asked about again.
+        self.freshness: Any = None
 
     def get(self, aggregate_id: UUID, *, version: int | None = None,
             projector_func: ProjectorFunction[Any, Any] = project_events,
-            fastforward_skipping: bool = False, deepcopy_from_cache: bool = True) -> Any:
-        """The aggregate, from the cache brought up to the store's latest version."""
+            fastforward_skipping: bool = False, deepcopy_from_cache: bool = True,
+            trust: bool = False) -> Any:
+        """The aggregate, from the cache brought up to the store's latest version; with
+        `trust`, the cached one as it is when the log follower heard of nothing newer."""
         if self.cache is None or version is not None:
             return super().get(aggregate_id, version=version, projector_func=projector_func,
                                fastforward_skipping=fastforward_skipping,
@@ -92,7 +97,10 @@ class GameRepository(Repository):
             aggregate = reconstruct(self, aggregate_id, projector_func)
             self.offer(aggregate_id, aggregate)
         else:
-            # Another thread or process may have written: always ask the store.
+            if trust and self.freshness is not None and self.freshness.current(
+                    aggregate_id, aggregate.version):
+                return copy_game(aggregate) if private else aggregate
+            # Another thread or process may have written: ask the store.
             new_events = list(self.event_store.get(originator_id=aggregate_id,
                                                    gt=aggregate.version))
             if new_events:
@@ -134,16 +142,18 @@ class GameRepository(Repository):
             with self._put_lock, contextlib.suppress(KeyError):
                 self.cache.get(aggregate_id, evict=True)
 
-    def game(self, game_id: str | UUID, *, for_update: bool = False, version: int | None = None
-             ) -> Game:
+    def game(self, game_id: str | UUID, *, for_update: bool = False, version: int | None = None,
+             trust: bool = False) -> Game:
         """A game by the id a URL names: the current one (a private copy `for_update`), or its
-        state after `version` events; GameNotFound when there is none."""
+        state after `version` events; GameNotFound when there is none. With `trust` (a
+        command's first run, whose save the store's unique key checks), the cached game as far
+        as the log follower has heard (`get`)."""
         gid = parse_game_id(game_id)
         try:
             if version is not None:
                 game = self.get(gid, version=version)
             else:
-                game = self.get(gid, deepcopy_from_cache=for_update)
+                game = self.get(gid, deepcopy_from_cache=for_update, trust=trust)
         except AggregateNotFoundError:
             raise GameNotFound(f"no game {game_id}") from None
         if not isinstance(game, Game):

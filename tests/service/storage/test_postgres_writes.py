@@ -25,15 +25,18 @@ def games(postgres_env) -> Games:
 
 
 def statements_of(recorder, action) -> list[str]:
-    """The statements `action` sends on the recorder's connections."""
+    """The statements `action` sends from this thread (the follower's and the notifier's
+    threads send theirs meanwhile)."""
     import psycopg
 
     sent: list[str] = []
     original = psycopg.Cursor.execute
+    caller = threading.current_thread()
 
     def execute(self, query, params=None, **kwargs):
-        sent.append(query.as_string(self.connection) if hasattr(query, "as_string")
-                    else str(query))
+        if threading.current_thread() is caller:
+                sent.append(query.as_string(self.connection) if hasattr(query, "as_string")
+                        else str(query))
         return original(self, query, params, **kwargs)
 
     psycopg.Cursor.execute = execute
