@@ -245,3 +245,76 @@ def test_the_salt_is_as_secret_as_the_seed_until_the_end(client, key):
     verdict = client.post("/replays/verify", json=document).get_json()
     assert verdict["valid"] is False
     assert "seed_mismatch" in {p["code"] for p in verdict["problems"]}
+
+
+# -- the organiser playing a seat (host_seat, docs/api.md) -------------------------------------
+
+def organiser_twins(client, key: str) -> list[dict]:
+    """Twin games whose host token plays VIEWER's seat (host_seat)."""
+    if key == "vampiring":
+        return [client.post("/games", json={"game": key, "players": PLAYERS, "seed": 5,
+                                            "host_seat": VIEWER}).get_json() for _ in range(2)]
+    options, deal_a, deal_b = twin_deals(key)
+    return [client.post("/games", json={"game": key, "players": PLAYERS, "seed": 99,
+                                        "options": options, "deal": deal,
+                                        "host_seat": VIEWER}).get_json()
+            for deal in (deal_a, deal_b)]
+
+
+def seen_by_stream(client, game: dict, token: str) -> dict:
+    """The first message of a stream from the start, as that token's viewer reads it."""
+    gid = game["game_id"]
+    commitment = client.get(f"/games/{gid}").get_json()["seed_commitment"]
+    stream = ClientStream(client, f"/games/{gid}/stream?after=0&token={token}")
+    first = stream.next()
+    stream.close()
+    data = {k: v for k, v in first.data.items() if k != "receipt"}  # its own signed hash
+    return scrub(data, gid, commitment)
+
+
+@pytest.mark.parametrize("key", available_games())
+def test_the_organiser_playing_a_seat_sees_no_other_seats_secrets(client, key):
+    a, b = organiser_twins(client, key)
+    rng = random.Random(2)
+    if key == "vampiring":  # Ben's secret move differs between the twins; Cy's is the same
+        for game, move in zip((a, b), ({"metamorphosis": "a", "direction": "cw"},
+                                       {"metamorphosis": "b", "direction": "ccw"}), strict=True):
+            for player, body in (("Ben", move), ("Cy", {"metamorphosis": "a",
+                                                        "direction": "ccw"})):
+                answer = client.post(f"/games/{game['game_id']}/commands", json={
+                    "type": "move", **body}, headers={
+                    "Authorization": f"Bearer {game['player_tokens'][player]}"})
+                assert answer.status_code == 200
+    for step in range(3):
+        # Check the host token sees exactly what Ann sees, and the twins alike, everywhere.
+        for name, game in (("a", a), ("b", b)):
+            organiser = seen_by(client, game, host(game), VIEWER)
+            ann = seen_by(client, game, {"Authorization":
+                                         f"Bearer {game['player_tokens'][VIEWER]}"}, VIEWER)
+            assert organiser == ann, f"the organiser sees more than {VIEWER} in {name}"
+        assert seen_by(client, a, host(a), VIEWER) == seen_by(client, b, host(b), VIEWER), (
+            f"the organiser can tell the games apart at step {step}")
+        assert seen_by_stream(client, a, a["host_token"]) == seen_by_stream(
+            client, b, b["host_token"]), f"the organiser's stream tells them apart at {step}"
+        if key == "vampiring":
+            return
+        common_seat_moves(client, a, b, rng, 2)
+
+
+def common_seat_moves(client, a: dict, b: dict, rng: random.Random, steps: int) -> None:
+    """The same moves in both games, each sent with the seat's own token."""
+    for _ in range(steps):
+        view = client.get(f"/games/{a['game_id']}").get_json()
+        if view["status"] == "finished":
+            return
+        actor = view["to_act"][0]
+        tokens = [{"Authorization": f"Bearer {g['player_tokens'][actor]}"} for g in (a, b)]
+        legal = [client.get(f"/games/{g['game_id']}/legal-moves", headers=t).get_json()["moves"]
+                 for g, t in zip((a, b), tokens, strict=True)]
+        shared = [m for m in legal[0] if m in legal[1]]
+        if not shared:
+            return
+        move = rng.choice(shared)
+        for g, t in zip((a, b), tokens, strict=True):
+            answer = client.post(f"/games/{g['game_id']}/commands", headers=t, json=move)
+            assert answer.status_code == 200
