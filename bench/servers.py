@@ -99,6 +99,20 @@ def postgres_dsn(env: dict[str, str] | None = None) -> str:
     return dsn + (f" password={env['POSTGRES_PASSWORD']}" if env["POSTGRES_PASSWORD"] else "")
 
 
+def postgres_reachable() -> str | None:
+    """None when the PostgreSQL server (POSTGRES_* or the defaults) takes a connection, else
+    why not."""
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed (pip install 'gruft[postgres]')"
+    try:
+        with psycopg.connect(postgres_dsn(), connect_timeout=5):
+            return None
+    except psycopg.Error as exc:
+        return f"no PostgreSQL at {postgres_dsn()}: {str(exc).strip()}"
+
+
 @contextmanager
 def postgres_schema(folder: Path, prefix: str = "gruft_bench") -> Iterator[dict[str, str]]:
     """The storage settings of a fresh schema on the PostgreSQL server, dropped afterwards."""

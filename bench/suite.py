@@ -11,7 +11,10 @@ Every figure is measured next to its baseline in the same run, so ratios hold on
   command's answer to its update on every stream of its game, and commands per second against
   the same load with no stream open;
 - clocks (bench.clocks): 1,000 games with running clocks, how long after its deadline each
-  ClockExpired is stored (a bound: p99 within 1 s).
+  ClockExpired is stored (a bound: p99 within 1 s);
+- stores (bench.stores, when a PostgreSQL server answers): commands per second and a command's p50
+  on ``gruft serve --workers 2`` over PostgreSQL against the same over SQLite, with 1 and 8
+  clients.
 In-process rates count CPU seconds of this process (``time.process_time``): on a shared machine
 other processes' load would otherwise skew one side of a ratio. Measurements alternate between
 the sides in rounds and each keeps its best round. The last line printed is one JSON object.
@@ -35,6 +38,8 @@ from bench import servers
 from bench.clocks import clock_figures
 from bench.clocks import report as clock_report
 from bench.load import Connection, MirrorPlayer, Recorder, Run, drive
+from bench.stores import StoreFigures, store_figures
+from bench.stores import report as store_report
 from bench.streams import StreamFigures, stream_figures
 from bots import RandomBot
 from bots.simulate import default_players, play_game
@@ -68,19 +73,25 @@ class Sizes:
     # so an odd count tilts the median towards one order.
     stream_rounds: int = 2
     clock_games: int = 0  # games with running clocks (bench.clocks; none: no clock figures)
+    # SQLite against PostgreSQL (bench.stores): rounds, and seconds per store, client count and
+    # round; none: no store figures
+    store_rounds: int = 0
+    store_seconds: float = 0.0
+    store_clients: int = 8
 
 
 FULL = Sizes(rounds=3, domain_cpu_s=3.0, rlcard_cpu_s=3.0, replay_games=20, api_seconds=10.0,
              api_max_requests=20_000, api_clients=4, replay_cpu_s=0.2,
              stream_games=200, stream_seconds=10.0, stream_rounds=6,  # 1,000 streams
-             clock_games=1000)
+             clock_games=1000, store_rounds=5, store_seconds=6.0)
 QUICK = Sizes(rounds=2, domain_cpu_s=1.0, rlcard_cpu_s=1.0, replay_games=6, api_seconds=5.0,
               api_max_requests=5_000, api_clients=4, replay_cpu_s=0.1,
               stream_games=40, stream_seconds=5.0, stream_rounds=2,  # 200 streams
-              clock_games=200)
+              clock_games=200, store_rounds=2, store_seconds=4.0)
 TINY = Sizes(rounds=1, domain_cpu_s=0.02, rlcard_cpu_s=0.02, replay_games=1, api_seconds=0.5,
              api_max_requests=30, api_clients=2, stream_games=2, streams_per_game=2,
-             stream_seconds=0.5, clock_games=3)  # the smoke test: code paths, not figures
+             stream_seconds=0.5, clock_games=3, store_rounds=1, store_seconds=0.5,
+             store_clients=2)  # the smoke test: code paths, not figures
 
 
 class Stopwatch:
@@ -393,6 +404,7 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
         if sizes.clock_games:
             (work / "clocks").mkdir()
             clocked = clock_figures(sizes.clock_games, work / "clocks", seed)
+        stores = store_figures_if_reachable(work, sizes, seed, out)
     out(f"\napi: {sizes.api_clients} client threads over loopback, 2 gunicorn workers each")
     out(f"  gruft commands  {api.per_s:>8,.0f} /s  p50 {api.percentile(50):.2f} ms  "
         f"p99 {api.percentile(99):.2f} ms  ({api.requests} commands, {api.errors} refused)")
@@ -419,7 +431,11 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
         figures.update(stream_report(live, sizes, out))
     if clocked is not None:  # a bound, as the stream delay: how late a seat's bot moves
         figures.update(clock_report(clocked, out))
+    if stores is not None:
+        figures.update(store_report(stores, out))
     figures["ratios"] = ratios(domain, rl, replay, api, hello, live)
+    if stores is not None:
+        figures["ratios"].update(stores.ratios())
     out("\ntargets (ratios measured in this run: the median over rounds of each round's ratio)")
     for name, (value, target) in figures["ratios"].items():
         out(f"  {name:<46} {value:6.2f}  (target >= {target})  "
@@ -429,6 +445,19 @@ def run_bench(sizes: Sizes, seed: int = 1, out: Callable[[str], None] = print) -
         out(f"  {'stream update p99 ms (command to every stream)':<46} {p99:6.1f}  "
             f"(target <= {STREAM_P99_TARGET_MS})  {'ok' if p99 <= STREAM_P99_TARGET_MS else 'MISSED'}")
     return figures
+
+
+def store_figures_if_reachable(work: Path, sizes: Sizes, seed: int,
+                               out: Callable[[str], None]) -> StoreFigures | None:
+    """SQLite against PostgreSQL (bench.stores), when a PostgreSQL server answers."""
+    if not sizes.store_rounds:
+        return None
+    why_not = servers.postgres_reachable()
+    if why_not is not None:
+        out(f"\nstores: skipped, {why_not}")
+        return None
+    return store_figures(work, sizes.store_rounds, sizes.store_seconds,
+                         sizes.api_max_requests, seed, sizes.store_clients)
 
 
 def stream_report(live: StreamFigures, sizes: Sizes, out: Callable[[str], None]

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from bench import servers
 from bench import suite as bench
 from domain import available_games
 
@@ -50,6 +51,15 @@ def test_bench_runs_every_measurement_and_ends_with_json(monkeypatch, capsys):
     assert figures["stream_update_p50_ms"] <= figures["stream_update_p99_ms"]
     assert figures["stream_first_update_p99_ms"] <= figures["stream_update_p99_ms"]
     assert "commands with streams open / without" in figures["ratios"]
+    # Check the stores' figures, when this machine has PostgreSQL.
+    if servers.postgres_reachable() is None:
+        for kind in ("sqlite", "postgres"):
+            for clients in (1, 2):
+                rounds = figures[f"store_{kind}_{clients}_clients"]
+                assert rounds["errors"] == 0 and rounds["commands_per_s"][0] > 0
+        assert {"postgres / sqlite commands/s, 2 clients",
+                "postgres / sqlite growth, 1 -> 2 clients",
+                "sqlite / postgres command p50, 1 client"} <= set(figures["ratios"])
     # And the human-readable part precedes it.
     assert any(line.startswith("targets") for line in lines[:-1])
 
