@@ -34,6 +34,9 @@ BEAT_SECONDS = 5.0  # how often a process says its streams are still open
 TTL_SECONDS = 3 * BEAT_SECONDS  # a row not refreshed this long is a process gone
 READ_SECONDS = 1.0  # how often a process reads the others' rows
 
+UPSERT = ("INSERT INTO {table} (game_id, seat, holder, seen) VALUES (?, ?, ?, ?)"
+          " ON CONFLICT (game_id, seat, holder) DO UPDATE SET seen = excluded.seen")
+
 Listener = Callable[[UUID], None]
 
 
@@ -72,10 +75,13 @@ class PresenceTable:
 
     def run(self, statement: str, *rows: tuple[Any, ...]) -> None:
         """A writing statement, once per row of parameters (once with none), in one transaction."""
-        sql = statement.format(table=self.table).replace("?", self.mark)
+        self.run_all([(statement, row) for row in rows or ((),)])
+
+    def run_all(self, steps: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """Writing statements with their parameters, in one transaction."""
         with self._cursor(write=True) as cur:
-            for row in rows or ((),):
-                cur.execute(sql, row)
+            for statement, row in steps:
+                cur.execute(statement.format(table=self.table).replace("?", self.mark), row)
 
     def read(self, statement: str, *args: Any) -> list[tuple[Any, ...]]:
         sql = statement.format(table=self.table).replace("?", self.mark)
@@ -94,6 +100,9 @@ class Presence:
         self._table: PresenceTable | None = None
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._lock = threading.Lock()
+        # Held around each change of this process's rows (a stream opening or closing, the
+        # beat): the beat's rows are then never older than the table's.
+        self._writing = threading.Lock()
         self._local: dict[UUID, Counter[str]] = {}
         self._others: dict[UUID, frozenset[str]] = {}
         self._told: dict[UUID, frozenset[str]] = {}  # what listeners last heard, per game
@@ -108,14 +117,13 @@ class Presence:
         """A stream of `seat` (None: not a seat) is open; answers the function that closes it."""
         if seat is None:
             return lambda: None
-        with self._lock:
-            counts = self._local.setdefault(game_id, Counter())
-            counts[seat] += 1
-            first = counts[seat] == 1
-        if first:
-            self._write("INSERT INTO {table} (game_id, seat, holder, seen) VALUES (?, ?, ?, ?)"
-                        " ON CONFLICT (game_id, seat, holder) DO UPDATE SET seen = excluded.seen",
-                        (str(game_id), seat, self.holder, time.time()))
+        with self._writing:
+            with self._lock:
+                counts = self._local.setdefault(game_id, Counter())
+                counts[seat] += 1
+                first = counts[seat] == 1
+            if first:
+                self._write(UPSERT, (str(game_id), seat, self.holder, time.time()))
         self._ensure_thread()
         self._changed([game_id])
         closed = threading.Event()
@@ -124,17 +132,18 @@ class Presence:
             if closed.is_set():
                 return
             closed.set()
-            with self._lock:
-                counts = self._local.get(game_id, Counter())
-                counts[seat] -= 1
-                last = counts[seat] <= 0
+            with self._writing:
+                with self._lock:
+                    counts = self._local.get(game_id, Counter())
+                    counts[seat] -= 1
+                    last = counts[seat] <= 0
+                    if last:
+                        del counts[seat]
+                        if not counts:
+                            self._local.pop(game_id, None)
                 if last:
-                    del counts[seat]
-                    if not counts:
-                        self._local.pop(game_id, None)
-            if last:
-                self._write("DELETE FROM {table} WHERE game_id = ? AND seat = ? AND holder = ?",
-                            (str(game_id), seat, self.holder))
+                    self._write("DELETE FROM {table} WHERE game_id = ? AND seat = ?"
+                                " AND holder = ?", (str(game_id), seat, self.holder))
             self._changed([game_id])
 
         return close
@@ -209,17 +218,17 @@ class Presence:
                 log.warning("presence: %s", exc)
 
     def _beat(self, now: float) -> None:
-        with self._lock:
-            rows = [(str(g), seat, self.holder, now) for g, c in self._local.items() for seat in c]
         table = self._table_or_none()
         if table is None:
             return
-        table.run("DELETE FROM {table} WHERE holder = ? OR seen < ?",
-                  (self.holder, now - 4 * TTL_SECONDS))
-        if rows:
-            table.run("INSERT INTO {table} (game_id, seat, holder, seen) VALUES (?, ?, ?, ?)"
-                      " ON CONFLICT (game_id, seat, holder) DO UPDATE SET seen = excluded.seen",
-                      *rows)
+        with self._writing:
+            with self._lock:
+                rows = [(str(g), seat, self.holder, now)
+                        for g, counts in self._local.items() for seat in counts]
+            # One transaction: another process never reads this one's seats as gone meanwhile.
+            table.run_all([("DELETE FROM {table} WHERE holder = ? OR seen < ?",
+                            (self.holder, now - 4 * TTL_SECONDS))]
+                          + [(UPSERT, row) for row in rows])
 
     def _read(self, now: float) -> None:
         table = self._table_or_none()
