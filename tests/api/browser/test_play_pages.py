@@ -380,6 +380,26 @@ def test_the_host_forks_at_a_step_and_the_forks_page_shows_its_links_and_bot_sea
         host.close()
 
 
+# -- times in the viewer's own zone ------------------------------------------------------------------
+
+def test_the_game_lists_times_are_the_viewers_own_naming_their_zone(browser, live_site):
+    context = browser.new_context(timezone_id="America/New_York", locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{live_site.base_url}/")
+        cell = page.locator("tr.game-row time").first
+        wait_until(page, lambda: "UTC" not in cell.text_content(), what="the local time")
+        written = cell.get_attribute("datetime")  # the server's UTC time
+        shown = cell.text_content()
+        # Check the time is New York's (UTC-5 in winter, UTC-4 in summer) and says so
+        assert "EST" in shown or "EDT" in shown, shown
+        assert cell.get_attribute("title").startswith("America/New_York")
+        hour_utc = int(written[11:13])
+        assert any(f"{(hour_utc - k) % 12 or 12}:" in shown for k in (4, 5)), (written, shown)
+    finally:
+        context.close()
+
+
 # -- a phone's width ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("key", available_games())
