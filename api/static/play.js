@@ -5,7 +5,7 @@ import { Attention } from "./attention.js";
 import { Link } from "./liveness.js";
 import { Rematch } from "./rematch.js";
 import { Seats } from "./seats.js";
-import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard } from "./tables.js";
+import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard, vrLegend } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -877,6 +877,10 @@ function drawSpectatorHint() {
 // -- start ----------------------------------------------------------------------------------------
 
 drawSpectatorHint();
+if (kindOf(data.game) === "VampiRing") {
+  $("card-help").append(vrLegend(urls.rules));
+  $("card-help").hidden = false;
+}
 
 $("who").textContent = you ? t("you are %(name)s", { name: you }) : host ? t("host") : t("spectator");
 drawHost();

@@ -297,6 +297,25 @@ const VR_CARDS = {
   carriage: "⇶", parchment: "✉", tower: "♜", forest: "♣", cave: "◒", garlic: "✿", mirror: "◐",
   graveyard: "✝", cross: "✚",
 };
+// What each card does to a vampire stopping on it, and to the fights there (VR-5, VR-7).
+const VR_EFFECTS = {
+  carriage: [t("moves it again, as many steps the same way"), "vr-5"],
+  parchment: [t("sends it straight back to its own Home"), "vr-5"],
+  tower: [t("Men take no wounds; every Man wounds each Wolf and each Bat"), "vr-7"],
+  forest: [t("Wolves take no wounds; every Wolf wounds each Man and each Bat"), "vr-7"],
+  cave: [t("Bats take no wounds; every Bat wounds each Man and each Wolf"), "vr-7"],
+  garlic: [t("every wound counts twice"), "vr-7"],
+  mirror: [t("every relation turned round: Bat wounds Man, Wolf wounds Bat, Man wounds Wolf"), "vr-7"],
+  graveyard: [t("the normal fight"), "vr-7"],
+  cross: [t("nobody fights"), "vr-7"],
+};
+
+// The ring's cards and what each does, each linked to its ruling on the rules page.
+export function vrLegend(rulesUrl) {
+  return el("ul", { class: "vr-legend" }, Object.entries(VR_EFFECTS).map(([card, [effect, rule]]) => el("li", { "data-card": card },
+    el("strong", {}, `${VR_CARDS[card]} ${vrCard(card)}`), `: ${effect} `,
+    el("a", { href: `${rulesUrl}#${rule}`, target: "_blank", rel: "noopener" }, `(${rule.toUpperCase()})`))));
+}
 
 function vampiRing(s, ctx) {
   const { sees } = seer(ctx);
@@ -321,7 +340,8 @@ function vampiRing(s, ctx) {
     const node = el("div", {
       class: ["ring-card", owner ? `home fam-${family[owner]}` : `rc-${card}`, haunted.has(position) ? "haunted" : "",
         fought.has(position) ? "fought" : ""].join(" "),
-      "data-position": position, "data-card": card, title: owner ? t("%(name)s's Home", { name: owner }) : vrCard(card),
+      "data-position": position, "data-card": card,
+      title: owner ? t("%(name)s's Home", { name: owner }) : VR_EFFECTS[card] ? `${vrCard(card)}: ${VR_EFFECTS[card][0]}` : vrCard(card),
     },
     el("span", { class: "rc-name" }, owner ? `⌂ ${owner}` : `${VR_CARDS[card] || ""} ${vrCard(card)}`),
     el("span", { class: "rc-pos" }, `#${position}`),

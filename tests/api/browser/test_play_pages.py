@@ -151,6 +151,12 @@ def test_the_log_is_told_in_words_each_seat_reading_only_its_own_secret_move(bro
         # Check the start of the game is told too (the log's first page, fetched on opening)
         first = '#events li[data-version="1"][data-told="true"] .ev-text'
         assert "sit down to VampiRing" in bob.page.text_content(first)
+        # Check the ring's cards are explained, each linked to its ruling
+        assert len(bob.page.query_selector_all("#card-help .vr-legend li")) == 9
+        garlic = bob.page.text_content('#card-help li[data-card="garlic"]')
+        assert "twice" in garlic and "VR-7" in garlic
+        assert bob.page.get_attribute('#card-help li[data-card="garlic"] a', "href") == "/rules/vampiring#vr-7"
+        assert "twice" in bob.page.get_attribute('#table .ring-card[data-card="garlic"]', "title")
     finally:
         close(ann, bob)
 
