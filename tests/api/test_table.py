@@ -402,3 +402,34 @@ def test_presence_and_rematches_reach_every_worker(storage_env, tmp_path):
         assert status == 201, made
         waiting.until_end()
         assert waiting.parsed.rematch == made["game_id"]
+
+
+def test_racing_rematch_calls_make_one_rematch(served):
+    import threading
+
+    from domain.core import HOST, Viewer
+
+    client = served.test_client()
+    store = served.extensions["gruft"]
+    game = create(client, "vampir")
+    gid = game["game_id"]
+    assert client.post(f"/games/{gid}/abort", headers=bearer(game["host_token"]),
+                       json={"reason": "again"}).status_code == 200
+    # The host and two seats ask at the same moment, each on a thread of its own.
+    gate, answers = threading.Barrier(3), []
+
+    def ask(viewer: Viewer) -> None:
+        gate.wait()
+        answers.append(store.rematch(gid, viewer))
+
+    threads = [threading.Thread(target=ask, args=(v,)) for v in (
+        HOST, Viewer(player="Ann"), Viewer(player="Ben"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    # Check every caller was answered the same game, and one rematch was stored.
+    assert len({rematch_id for rematch_id, _ in answers}) == 1 and len(answers) == 3
+    assert client.get(f"/games/{gid}").get_json()["rematch"] == str(answers[0][0])
+    listed = client.get("/games?limit=200").get_json()["games"]
+    assert len(listed) == 2
