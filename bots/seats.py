@@ -85,6 +85,7 @@ class BotRunner:
         # operating system's source, never the game's seed nor a generator one could recover.
         self.rng = rng or secrets.SystemRandom()
         self.moves = 0  # bot commands this runner stored
+        self.attempts = 0  # bot commands it sent (each one more than stored lost a race)
         self.active: dict[UUID, dict[str, str]] = {}  # bot games in play: seat -> bot kind
         self._due: dict[UUID, float] = {}  # bot games to look at, and when
         self._lock = threading.Lock()  # `active` and `_due`: the feed notes, the runner plays
@@ -220,6 +221,7 @@ class BotRunner:
                 log.exception("bot %s (%s) in game %s failed to choose", player, kind, game_id)
                 return
             try:
+                self.attempts += 1
                 games.run_command(game_id, Viewer(player=player), move,
                                   expected_version=game.version, by=BOT)
             except Conflict:  # someone else moved first: look at the game as it is now

@@ -258,3 +258,36 @@ def test_a_failing_bot_stalls_only_its_own_game(open_games, monkeypatch, tmp_pat
     # Check the broken bot stored nothing and its runner still runs (the game waits, in play).
     assert games.game(broken).version == start and embedded._thread.is_alive()
     assert broken in embedded.runner.active
+
+
+def test_bots_make_one_call_per_move_beside_a_person_moving_with_them(open_games, tmp_path):
+    # VampiRing: three bots and Ann choose at the same time every turn; Ann moves the moment
+    # she is awaited, from a thread of her own. A bot's call lost to hers is chosen again: at
+    # most one extra call per move of Ann's, so about one call per bot move.
+    import threading
+
+    games = open_games()
+    game_id = bots_game(games, "vampiring", seed=8, humans=("Ann",), count=4)
+    runner = embedded_bots(games).runner
+    ann_moves = []
+
+    def ann() -> None:
+        while not games.game(game_id).finished:
+            game = games.game(game_id)
+            moves = game.legal_moves("Ann")
+            if not moves:
+                wait_until(lambda v=game.version: games.game(game_id).version > v, "a move")
+                continue
+            games.run_command(game_id, Viewer(player="Ann"), moves[0])
+            ann_moves.append(1)
+
+    thread = threading.Thread(target=ann)
+    thread.start()
+    thread.join(120)
+    records = check_exports(games, game_id, tmp_path)
+    bot_moves = sum(1 for r in records if r.get("by") == "bot")
+    wait_until(lambda: runner.moves == bot_moves, "the runner's count")
+    assert ann_moves and runner.moves > 0
+    assert runner.attempts - runner.moves <= len(ann_moves)
+    print(f"bot calls per bot move: {runner.attempts / runner.moves:.2f} "
+          f"({runner.attempts} calls, {runner.moves} moves, {len(ann_moves)} of Ann's)")
