@@ -197,7 +197,7 @@ class ClockRunner:
             self._look_again(game.id, BUSY_RETRY_SECONDS)
         else:
             self.expired += 1
-            stored = next(e for e in outcome.events if e["type"] == "ClockExpired")
+            stored = next(e for e in outcome.events if e["type"] == Game.ClockExpired.__name__)
             self.late.append((datetime.fromisoformat(stored["timestamp"]) - due).total_seconds())
             self._look_again(game.id, 0.0)  # the next seat's clock, if any
 

@@ -15,13 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURE = re.compile(r"\d\s?(µs|us)\b|\d\s?ms (of )?CPU")
 
 
+def lines_matching(pattern: re.Pattern[str], folders: tuple[str, ...]) -> list[str]:
+    """Every line of the folders' Python that the pattern finds, as path:line: text."""
+    return [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+            for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if pattern.search(line)]
+
+
 def test_no_measured_figure_in_the_code():
-    found = []
-    for folder in ("api", "service", "bots", "replays", "domain", "cli"):
-        for path in (ROOT / folder).rglob("*.py"):
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if FIGURE.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    found = lines_matching(FIGURE, ("api", "service", "bots", "replays", "domain", "cli"))
     assert not found, "move these figures to docs/performance.md:\n" + "\n".join(found)
 
 
@@ -34,10 +37,5 @@ def test_outside_the_domain_event_types_are_named_by_their_classes():
     names = event_type_names()
     assert {"GameAborted", "TurnResolved", "Created"} <= names
     literal = re.compile('"(' + "|".join(sorted(names)) + ')"')
-    found = []
-    for folder in ("api", "service", "bots", "replays", "cli", "bench"):
-        for path in (ROOT / folder).rglob("*.py"):
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if literal.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    found = lines_matching(literal, ("api", "service", "bots", "replays", "cli", "bench"))
     assert not found, "name these event types by their classes:\n" + "\n".join(found)
