@@ -17,6 +17,7 @@ from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.settings import settings
 from service.health import StoreNotWritable, check_writable
+from service.release import release
 
 blp = GruftBlueprint("health", __name__, description="Liveness and readiness probes")
 RETRY_AFTER_SECONDS = 5
@@ -26,8 +27,8 @@ RETRY_AFTER_SECONDS = 5
 class Live(MethodView):
     @blp.response(200, schemas.Health)
     def get(self):
-        """The process answers."""
-        return {"status": "live"}
+        """The process answers; with the release it runs."""
+        return {"status": "live", "version": release()}
 
 
 @blp.route("/readyz")

@@ -435,6 +435,8 @@ class Verdict(Schema):
 
 class Health(Schema):
     status = fields.String(required=True, metadata={"description": "`live` or `ready`"})
+    version = fields.String(metadata={"description": "`GET /livez`: the release of gruft the "
+                                                      "process runs, e.g. `0.2.0`"})
 
 
 class SigningKeyBody(Schema):

@@ -9,6 +9,7 @@ from bench import cli as bench_cli
 from bots import cli as bots_cli
 from replays import cli as replays_cli
 from service import cli as service_cli
+from service.release import release
 
 PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli)
 
@@ -16,6 +17,7 @@ PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli)
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every part's subcommands."""
     parser = argparse.ArgumentParser(prog="gruft", description="gruft: auditable tabletop games")
+    parser.add_argument("--version", action="version", version=f"gruft {release()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for part in PARTS:
         part.add_commands(sub)

@@ -1,10 +1,11 @@
-"""The replays' subcommands: `gruft verify`, `gruft replay`, `gruft report`, `gruft log check`."""
+"""The replays' subcommands: `gruft verify`, `gruft replay`, `gruft report`, `gruft log check`,
+`gruft archive` and `gruft restore`."""
 
 from __future__ import annotations
 
 import argparse
 
-from replays import logcheck, report, stepper, verify
+from replays import archive, logcheck, report, stepper, verify
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -15,3 +16,4 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     report.configure(sub.add_parser(
         "report", help="write a dispute report: one self-contained HTML page about one step"))
     logcheck.add_commands(sub)
+    archive.add_commands(sub)

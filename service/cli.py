@@ -151,10 +151,47 @@ def show_key(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """`gruft project`, `gruft projections` and `gruft key`."""
+    """`gruft project`, `gruft projections`, `gruft key` and `gruft backup`."""
+    configure_backup(sub.add_parser(
+        "backup", help="copy a SQLite store consistently while it serves (SQLite's online "
+                       "backup)"))
     configure_key(sub.add_parser(
         "key", help="show the server's signing key and its id, or rotate it (--rotate)"))
     configure_project(sub.add_parser(
         "project", help="run the projection runner: follow the log into the game index and stats"))
     configure_projections(sub.add_parser(
         "projections", help="the read models: rebuild them from the log, or show how far they are"))
+
+
+def configure_backup(parser: argparse.ArgumentParser) -> None:
+    """`gruft backup PATH [--db STORE]` (service/backup.py)."""
+    parser.add_argument("path", metavar="PATH", help="the copy to write (replaced when complete)")
+    add_db(parser)
+    parser.set_defaults(func=run_backup)
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from service.backup import backup_sqlite
+    from service.settings import storage_env
+
+    env = storage_env(command_env(args))
+    if env.get("PERSISTENCE_MODULE") != "eventsourcing.sqlite":
+        print("gruft backup: the store is not SQLite; back PostgreSQL up with pg_dump "
+              "(docs/deployment.md, \"Backups, archives and restores\")", file=sys.stderr)
+        return 2
+    source = env["SQLITE_DBNAME"]
+    if not Path(source).is_file():
+        print(f"gruft backup: no SQLite store at {source}", file=sys.stderr)
+        return 2
+
+    def shown(done: int, total: int) -> None:
+        if sys.stderr.isatty():  # progress on a terminal only
+            sys.stderr.write(f"\rgruft backup: {done} of {total} pages\x1b[K")
+
+    pages = backup_sqlite(source, args.path, shown)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+    print(f"gruft backup: {source} copied to {args.path} ({pages} pages)", file=sys.stderr)
+    return 0

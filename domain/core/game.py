@@ -137,6 +137,21 @@ def upcast(event_class: Any, state: dict[str, Any], shape: int) -> dict[str, Any
     return state
 
 
+# During a restore, the id the game had where it was archived (a new id otherwise).
+_recorded_id: ContextVar[Any] = ContextVar("recorded_id", default=None)
+
+
+@contextmanager
+def recorded_id(game_id: Any):
+    """Within this block, a game created takes `game_id` as its id (a restore keeps its games'
+    ids, so their links and documents still name them)."""
+    token = _recorded_id.set(game_id)
+    try:
+        yield
+    finally:
+        _recorded_id.reset(token)
+
+
 def _next_by() -> str | None:
     replayed = _recorded_authors.get()
     if replayed is not None:
@@ -526,7 +541,7 @@ class Game(Aggregate):
         # __init__ parameter and no `by`): applying it calls __init__ with the fields it has,
         # so those left out (salt, clock, bots) take their defaults.
         created = built_event(event_class, {
-            "originator_id": id if id is not None else cls.create_id(),
+            "originator_id": id if id is not None else _recorded_id.get() or cls.create_id(),
             "originator_version": cls.INITIAL_VERSION, "timestamp": timestamp,
             "originator_topic": get_topic(cls), "prev_hash": prev, "hash": digest, **kwargs})
         if by is not None:

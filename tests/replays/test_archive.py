@@ -1,0 +1,200 @@
+"""`gruft archive`, `gruft restore` and `gruft backup`, and the drill: serve, play under load, back
+up, restore into a fresh store — every game verifies and the read models give the same figures."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from api import create_app
+from domain import available_games
+from replays.archive import document_of, game_ids
+from replays.document import verify
+from service.readmodels import read_models
+from service.signing import check_signature
+from tests.kit import GRUFT, SHORT_OPTIONS, call, seats, served_gruft, wait_until
+
+CLIENTS = 3
+GAMES_PER_KIND = 2
+
+
+def gruft(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`gruft <argv>` run to its end (no terminal: no progress lines)."""
+    return subprocess.run([str(GRUFT), *argv], env={**os.environ, **env}, capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL)
+
+
+def play(port: int, games: list[dict[str, Any]], seed: int, moved: list[int],
+         stop: threading.Event) -> None:
+    """A client: random legal commands (the host acting for the seat to act) until its games
+    are over or `stop` is set; counts each accepted command in `moved`."""
+    rng = random.Random(seed)
+    live = list(games)
+    while live and not stop.is_set():
+        game = rng.choice(live)
+        gid, host = game["game_id"], game["host_token"]
+        status, view = call(port, "GET", f"/games/{gid}")
+        if view["status"] != "in_progress":
+            live.remove(game)
+            continue
+        player = rng.choice(view["to_act"])
+        status, legal = call(port, "GET", f"/games/{gid}/legal-moves?player={player}", token=host)
+        if not legal["moves"]:
+            continue
+        status, _ = call(port, "POST", f"/games/{gid}/commands",
+                         {**rng.choice(legal["moves"]), "player": player}, token=host)
+        if status == 200:
+            moved.append(1)
+
+
+def figures(db: Path, data: Path) -> dict[str, Any]:
+    """The read models of a store, built afresh from its log: leaderboards and every player's
+    statistics; and every game's export, verified against the store's key."""
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db),
+           "READMODELS_SQLITE_DBNAME": str(db.with_suffix(".rebuilt.views.sqlite")),
+           "GRUFT_DATA_DIR": str(data), "GRUFT_BOTS": "external"}
+    app = create_app({"TESTING": True, "GRUFT_ENV": env})
+    try:
+        client, store = app.test_client(), app.extensions["gruft"]
+        boards = {k: client.get(f"/leaderboard?game={k}").get_json() for k in available_games()}
+        names = sorted({p["player"] for b in boards.values() for p in b["players"]})
+        stats = {n: client.get(f"/players/{n}/stats").get_json() for n in names}
+        key = app.extensions["gruft.signing_key"]
+        verdicts = {}
+        with app.app_context():
+            for gid in game_ids(store):
+                document = document_of(store, key, app.extensions["gruft.game_log"], gid)
+                verdict = verify(document, trusted_keys=[key.public_pem],
+                                 check_signature=check_signature)
+                verdicts[str(gid)] = (verdict.valid, document["status"], verdict.problems)
+        return {"leaderboards": boards, "stats": stats, "games": verdicts}
+    finally:
+        read_models(app.extensions["gruft"]).close()
+        app.extensions["gruft"].close()
+
+
+def test_the_drill_backup_under_load_then_restore_into_a_fresh_store(sqlite_env, tmp_path):
+    data = Path(sqlite_env["GRUFT_DATA_DIR"])
+    with served_gruft(sqlite_env, tmp_path / "serve.log", workers=2) as port:
+        made = []
+        for key in available_games():
+            for _ in range(GAMES_PER_KIND):
+                status, created = call(port, "POST", "/games", {
+                    "game": key, "players": seats(key), "options": SHORT_OPTIONS[key]})
+                assert status == 201, created
+                made.append(created)
+        moved: list[int] = []
+        stop = threading.Event()
+        clients = [threading.Thread(target=play, args=(port, made[i::CLIENTS], i, moved, stop))
+                   for i in range(CLIENTS)]
+        for client in clients:
+            client.start()
+        try:
+            # Check a backup taken while the clients play is a store as it stood at one moment.
+            wait_until(lambda: len(moved) >= 60, "the clients to have played 60 commands")
+            backup = tmp_path / "backup.sqlite"
+            done = gruft("backup", str(backup), env=sqlite_env)
+            assert done.returncode == 0, done.stderr
+            assert len(moved) > 60 or all(not c.is_alive() for c in clients)
+        finally:
+            stop.set()
+            for client in clients:
+                client.join()
+    # Archive the backup, and restore the archive into a fresh store with the same keys.
+    archive = tmp_path / "archive.jsonl"
+    done = gruft("archive", str(archive), "--db", str(backup), env={"GRUFT_DATA_DIR": str(data)})
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr  # no progress lines without a terminal
+    lines = archive.read_text("utf-8").splitlines()
+    assert len(lines) == len(made)
+    fresh = tmp_path / "fresh.sqlite"
+    tokens = tmp_path / "tokens.jsonl"
+    done = gruft("restore", str(archive), "--db", str(fresh), "--tokens", str(tokens),
+                 env={"GRUFT_DATA_DIR": str(data)})
+    assert done.returncode == 0, done.stderr
+    assert f"{len(made)} restored, 0 already there, 0 refused" in done.stderr
+    assert {json.loads(t)["game_id"] for t in tokens.read_text().splitlines()} == {
+        m["game_id"] for m in made}
+    # Check every game of the backup and of the restored store verifies, the restored ones
+    # under their own ids, and the read models rebuilt from each give the same figures.
+    backed, restored = figures(backup, data), figures(fresh, data)
+    assert set(backed["games"]) == set(restored["games"]) == {m["game_id"] for m in made}
+    assert all(valid for valid, _, _ in backed["games"].values()), backed["games"]
+    assert restored["games"] == backed["games"]
+    assert restored["leaderboards"] == backed["leaderboards"]
+    assert restored["stats"] == backed["stats"]
+    assert any(b["players"] for b in backed["leaderboards"].values())
+    # Check a second restore skips every game already there and stores nothing.
+    done = gruft("restore", str(archive), "--db", str(fresh), env={"GRUFT_DATA_DIR": str(data)})
+    assert done.returncode == 0 and f"0 restored, {len(made)} already there" in done.stderr
+
+
+def test_restore_refuses_a_forged_line_and_goes_on(sqlite_env, tmp_path):
+    from service import Games
+    from tests.kit import play_out
+
+    games = Games(env=sqlite_env)
+    try:
+        for i, key in enumerate(("vampir", "vampiring")):
+            new = games.create_game(key, seats(key), seed=i, options=SHORT_OPTIONS[key])
+            play_out(games, new.game_id, random.Random(i))
+    finally:
+        games.close()
+    env = {"GRUFT_DATA_DIR": sqlite_env["GRUFT_DATA_DIR"]}
+    archive = tmp_path / "archive.jsonl"
+    for status, expected in (("in_progress", 0), ("finished", 2)):
+        done = gruft("archive", str(archive), "--db", sqlite_env["SQLITE_DBNAME"],
+                     "--status", status, env=env)
+        assert done.returncode == 0 and len(archive.read_text().splitlines()) == expected
+    first, second = archive.read_text("utf-8").splitlines()
+    forged = json.loads(first)
+    forged["final"]["scores"] = {p: 99 for p in forged["final"]["scores"]}
+    archive.write_text("\n".join([json.dumps(forged), "not json", second]) + "\n", "utf-8")
+    fresh = tmp_path / "fresh.sqlite"
+    # Fail to restore the forged line and the broken one; the good one is restored.
+    done = gruft("restore", str(archive), "--db", str(fresh), env=env)
+    assert done.returncode == 1
+    assert "1 restored, 0 already there, 2 refused" in done.stderr
+    assert "line 1: game " in done.stderr and "signature" in done.stderr
+    assert "line 2: not a JSON document" in done.stderr
+
+
+def test_progress_is_shown_on_a_terminal_only(sqlite_env, tmp_path):
+    import pty
+
+    from service import Games
+
+    games = Games(env=sqlite_env)
+    try:
+        games.create_game("vampir", seats("vampir"), seed=1, options=SHORT_OPTIONS["vampir"])
+    finally:
+        games.close()
+    env = {**os.environ, "GRUFT_DATA_DIR": sqlite_env["GRUFT_DATA_DIR"]}
+    argv = [str(GRUFT), "archive", str(tmp_path / "a.jsonl"), "--db", sqlite_env["SQLITE_DBNAME"]]
+    # Check stderr on a terminal shows the progress, rewritten in place...
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(argv, env=env, stderr=follower, stdout=subprocess.DEVNULL,
+                              stdin=subprocess.DEVNULL, timeout=120)
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal is closed: everything was read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"\rgruft archive: 1 of 1 games read" in shown
+    # ...and never in a file or a pipe.
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "of 1 games read" not in done.stderr
