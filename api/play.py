@@ -1,14 +1,15 @@
 """The play page (issue 15): a seat's table, its legal moves as buttons, updated live.
 
-`GET /games/{id}/play` serves one page for everybody: a player (their invitation link carries
-`?token=`), the host, or a spectator (no token). The page's script reads the token, drops it
-from the address bar, keeps it in the tab's sessionStorage and talks to the JSON routes with
-`Authorization: Bearer`, and to the stream with `?token=` (EventSource sends no headers). The
-request log records paths only (api.request_log), so the token is never logged.
+`GET /games/{id}/play` serves one page for everybody: a player or the host (their invitation
+link carries `?invite=<code>`, which the page's script exchanges once for the seat's credential:
+service/invitations.py says why), or a spectator. The script keeps the credential in the tab's
+sessionStorage (and the browser's localStorage), out of any address, and talks to the JSON routes
+with `Authorization: Bearer`, and to the stream with `?token=` (EventSource sends no headers; a
+stream's address is in no history). `?token=` on the page still works for clients that use it.
+The request log records paths only (api.request_log), so no token or code is ever logged.
 
-The server keeps only hashes of the tokens, so an invitation link exists only where the
-creation answer is: the page that created the game keeps it in sessionStorage and asks
-`POST /games/{id}/invitations` (host only) for each link and its QR code.
+The server keeps only hashes of the tokens and codes: the host's page asks
+`POST /games/{id}/invitations` once for each link and its QR code and keeps the answer.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from service import Forbidden, Unauthorized
 from service.access import is_host
+from service.invitations import HOST_SEAT
 from service.seats import BOT_KINDS
 
 # Templates and scripts live beside the viewer's (api/templates, api/static), which they share.
@@ -100,6 +102,7 @@ def play_page(game_id: str):
             "stream": url_for("live.Stream", game_id=game.id),
             "abort": url_for("live.Abort", game_id=game.id),
             "invitations": url_for("play.Invitations", game_id=game.id),
+            "accept": url_for("play.AcceptInvitation", game_id=game.id),
             "viewer": url_for("viewer.viewer_page", game_id=game.id),
             "rules": url_for("rules.rules_page", game=game.KEY),
             "narration": url_for("play.NarrationResource", game_id=game.id),
@@ -131,43 +134,65 @@ def _seat_of(game_id: str, token: str | None) -> dict[str, Any] | None:
 # -- invitations ------------------------------------------------------------------------------
 
 class InvitationsBody(StrictSchema):
+    players = fields.List(fields.String(validate=validate.Length(1, 200)),
+                          load_default=list, validate=validate.Length(0, 12),
+                          metadata={"description": "the seats to invite (again): each gets a new "
+                                    "code, and its earlier code and the credential got with it "
+                                    "stop working"})
     tokens = fields.List(fields.String(validate=validate.Length(1, MAX_TOKEN_LENGTH)),
-                         required=True, validate=validate.Length(0, 12),
+                         load_default=list, validate=validate.Length(0, 12),
                          metadata={"description": "player tokens of this game, as POST /games "
-                                   "answered them (none: only the host's own link)"})
+                                   "answered them: another way to name their seats"})
+    host = fields.Boolean(load_default=True, metadata={
+        "description": "also a new host link (the earlier one stops working)"})
 
 
 class Invitation(StrictSchema):
     player = fields.String(required=True)
-    url = fields.String(required=True, metadata={"description": "the play page with ?token="})
+    url = fields.String(required=True, metadata={
+        "description": "the play page with ?invite=<code>: the page exchanges the code, once, "
+                       "for the seat's credential (POST /games/{id}/invitations/accept)"})
     qr = fields.String(required=True, metadata={"description": "the link as a QR code: an SVG "
                        "data: URI, for an <img>"})
 
 
 class HostLink(StrictSchema):
-    url = fields.String(required=True, metadata={"description": "the play page with the host's "
-                        "own token: the organiser's link to keep"})
+    url = fields.String(required=True, metadata={"description": "the play page with a code the "
+                        "page exchanges, once, for a credential of the host"})
     qr = fields.String(required=True)
 
 
 class InvitationList(StrictSchema):
     invitations = fields.List(fields.Nested(Invitation), required=True)
-    host = fields.Nested(HostLink, required=True, metadata={"description": "the host's own "
-                         "link, to reopen the host's page from anywhere, any day"})
+    host = fields.Nested(HostLink, metadata={"description": "the host's own link, to open the "
+                         "host's page on another device (when asked for)"})
     loopback = fields.Boolean(required=True, metadata={"description": "whether the links point "
                               "at a loopback address (127.0.0.1, localhost, ::1): other devices "
                               "cannot open them; set GRUFT_PUBLIC_URL, or open the page by the "
                               "server's LAN address"})
 
 
-def page_link(game_id: Any, token: str) -> tuple[str, bool]:
-    """The play page's link with `token`, and whether it points at a loopback address: under
-    GRUFT_PUBLIC_URL where set, else at the address the request used (docs/api.md)."""
+class AcceptBody(StrictSchema):
+    code = fields.String(required=True, validate=validate.Length(1, MAX_TOKEN_LENGTH),
+                         metadata={"description": "the code of an invitation link (?invite=)"})
+
+
+class Accepted(StrictSchema):
+    role = fields.String(required=True, metadata={"description": "`player` or `host`"})
+    player = fields.String(allow_none=True, required=True, metadata={
+        "description": "the seat (null for the host's link)"})
+    token = fields.String(required=True, metadata={
+        "description": "the seat's credential, as a bearer token: keep it out of any address"})
+
+
+def page_link(game_id: Any, code: str) -> tuple[str, bool]:
+    """The play page's link with an invitation's `code`, and whether it points at a loopback
+    address: under GRUFT_PUBLIC_URL where set, else at the address the request used."""
     base = settings().public_url
     path = url_for("play.play_page", game_id=game_id)
     page = base + path if base else url_for("play.play_page", game_id=game_id,
-                                            _external=True)
-    return f"{page}?token={quote(token, safe='')}", is_loopback(urlsplit(page).hostname or "")
+                                                        _external=True)
+    return f"{page}?invite={quote(code, safe='')}", is_loopback(urlsplit(page).hostname or "")
 
 
 def qr_code(url: str) -> str:
@@ -184,34 +209,64 @@ class Invitations(MethodView):
     @blp.alt_response(403, schema=Error, description="forbidden: not the host")
     @blp.alt_response(404, schema=Error, description="not_found")
     def post(self, body, game_id):
-        """The host's invitation links, each with its QR code, from the players' tokens, and
-        the host's own link.
+        """New invitation links for the seats named (and the host's own link), each with its
+        QR code.
 
-        The server keeps only token hashes, so it cannot list the links by itself: the page
-        that created the game sends back the tokens POST /games answered. Each must be a
-        player token of this game; the links come in seat order. The links use GRUFT_PUBLIC_URL
-        where it is set, else the address this request used (`loopback` says when other
-        devices cannot reach it).
+        A link carries a code, never a token: the page it opens exchanges the code, once, for
+        the seat's credential (POST /games/{id}/invitations/accept), so an address a browser
+        keeps opens nothing. Asking again for a seat makes a new link: its earlier code and the
+        credential got with it stop working (a lost or misdirected link). Seats are named by
+        name or by the tokens POST /games answered; the links come in seat order and use
+        GRUFT_PUBLIC_URL where it is set, else the address this request used (`loopback` says
+        when other devices cannot reach it).
         """
         store = games()
-        host_token = bearer_token()
-        if not is_host(store.access.authenticate(game_id, host_token)):
-            raise Forbidden("only the host lists the invitations")
-        game = store.game(game_id)
-        found = {}
+        who = store.access.authenticate(game_id, bearer_token())
+        if not is_host(who):
+            raise Forbidden("only the host issues invitations")
+        seats = set(body["players"])
         for token in body["tokens"]:
-            who = store.access.authenticate(game_id, token)
-            if who.player is None or who.organiser:
+            named = store.access.authenticate(game_id, token)
+            if named.player is None or named.organiser:
                 raise Unauthorized("an invitation is made from a player's token")
-            found[who.player] = token
-        invitations = []
-        for player in game.players:
-            if player in found:
-                url, _ = page_link(game.id, found[player])
-                invitations.append({"player": player, "url": url, "qr": qr_code(url)})
-        host_url, loopback = page_link(game.id, host_token)
-        return {"invitations": invitations, "host": {"url": host_url, "qr": qr_code(host_url)},
-                "loopback": loopback}
+            seats.add(named.player)
+        game = store.game(game_id)
+        order = [p for p in game.players if p in seats] + sorted(seats - set(game.players))
+        codes = store.invite(game_id, who, order + ([HOST_SEAT] if body["host"] else []))
+        invitations, loopback = [], False
+        for player in order:
+            url, loopback = page_link(game.id, codes[player])
+            invitations.append({"player": player, "url": url, "qr": qr_code(url)})
+        answer: dict[str, Any] = {"invitations": invitations}
+        if body["host"]:
+            url, loopback = page_link(game.id, codes[HOST_SEAT])
+            answer["host"] = {"url": url, "qr": qr_code(url)}
+        answer["loopback"] = loopback or page_link(game.id, "")[1]
+        return answer
+
+
+@blp.route("/games/<game_id>/invitations/accept")
+class AcceptInvitation(MethodView):
+    @blp.arguments(AcceptBody())
+    @blp.response(200, Accepted)
+    @blp.alt_response(400, schema=Error, description="bad_request")
+    @blp.alt_response(401, schema=Error, description="unauthorized: no such code, or one used "
+                      "already or issued again since")
+    @blp.alt_response(404, schema=Error, description="not_found")
+    @blp.alt_response(409, schema=Error, description="conflict: accepted elsewhere meanwhile")
+    def post(self, body, game_id):
+        """Exchange an invitation's code for the seat's credential; the code then dies.
+
+        What the play page does with the code of the link it was opened by, before anything
+        else: the credential (a bearer token for that seat, or the host's) is kept by the
+        page out of any address; the code left in the browser's history opens nothing.
+        """
+        store = games()
+        seat, credential = store.accept_invitation(game_id, body["code"])
+        if seat == HOST_SEAT:  # the organiser's seat, where they play one (host_seat)
+            host_seat = store.access.credentials(game_id).host_seat
+            return {"role": "host", "player": host_seat, "token": credential}
+        return {"role": "player", "player": seat, "token": credential}
 
 
 # -- the log in words ---------------------------------------------------------------------------

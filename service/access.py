@@ -17,11 +17,13 @@ from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer
 from domain.core.chain import HOST_BY, SEAT
 from domain.core.names import seated_form
 from service.errors import Forbidden, GameNotFound, Unauthorized
+from service.invitations import HOST_SEAT, Invitations
 from service.repository import parse_game_id
 from service.seats import BotSeats
 from service.tokens import Credentials
 
 CREDENTIALS_CACHE_SIZE = 10_000  # games whose token hashes a worker keeps in memory
+ALL_VERSIONS = 2**62  # a version past any: read the whole aggregate, around the games' cache
 
 
 class Access:
@@ -43,6 +45,10 @@ class Access:
         # token hashes would take the slot of a game.
         creds = self.credentials(game_id)
         found = creds.identify(token)
+        if found is None:  # a credential an invitation's code was exchanged for?
+            seat = self.invited_seat(creds.game_id, token)
+            if seat is not None:
+                found = (True, None) if seat == HOST_SEAT else (False, seat)
         if found is None:
             raise Unauthorized("that token is not valid for this game")
         is_host, player = found
@@ -65,6 +71,21 @@ class Access:
             raise GameNotFound(f"no game {game_id}") from None
         self._credentials.put(gid, creds)
         return creds
+
+    def invitations(self, game_id: UUID) -> Invitations | None:
+        """A game's invitations as stored now (None: none issued yet). Never kept: a new
+        invitation revokes the credential its seat's earlier one gave, in every worker at once
+        (one small read per request made with such a credential; the creation's tokens, which
+        API clients use, never need it)."""
+        try:
+            return self._repository.get(Invitations.create_id(game_id), version=ALL_VERSIONS)
+        except AggregateNotFoundError:
+            return None
+
+    def invited_seat(self, game_id: UUID, credential: str) -> str | None:
+        """The seat of a credential got by an invitation (HOST_SEAT: the host's), or None."""
+        invitations = self.invitations(game_id)
+        return invitations.identify(credential) if invitations is not None else None
 
     def bot_seats(self, game_id: str | UUID) -> dict[str, str]:
         """The seats of a game the server's bots play (public; empty for most games)."""

@@ -25,16 +25,17 @@ from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer
 from domain.core.chain import BOT, HOST_BY, SEAT, clone
 from domain.core.names import check_seated_names
 from service import metrics
-from service.access import Access, acting_player, check_host, seat_named, seat_right
+from service.access import Access, acting_player, check_host, is_host, seat_named, seat_right
 from service.arbiter import Annotations, Arbiter
 from service.clocks import Clocked
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
-from service.errors import Conflict, ServiceError, Unauthorized
+from service.errors import Conflict, Forbidden, ServiceError, Unauthorized
 from service.follower import Follower
 from service.freshness import Freshness
 from service.gaps import is_gap
 from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
+from service.invitations import HOST_SEAT, Invitations
 from service.live import Live
 from service.mapper import StoredShapeMapper
 from service.presence import Presence
@@ -448,6 +449,38 @@ class Games(SaveHooks):
             if later:
                 self.live.announce(later.items())
         return new_events
+
+    def invite(self, game_id: str | UUID, viewer: Viewer, seats: list[str]) -> dict[str, str]:
+        """New invitation codes for `seats` (players' names; HOST_SEAT: the host's own), the
+        host's to issue; each seat's earlier code and the credential got with it are dead."""
+        if not is_host(viewer):
+            raise Forbidden("only the host issues invitations")
+        game = self.game(game_id)
+        for seat in seats:
+            if seat != HOST_SEAT and seat not in game.players:
+                raise BadCommand(f"{seat!r} does not play in this game")
+        invitations = self.access.invitations(game.id) or Invitations(
+            game_id=game.id)
+        codes = {seat: invitations.issue(seat) for seat in seats}
+        self._store_invitations(invitations)
+        return codes
+
+    def accept_invitation(self, game_id: str | UUID, code: str) -> tuple[str, str]:
+        """(seat, credential) for an invitation's code, which then dies (docs/api.md)."""
+        gid = self.game(game_id).id  # 404 for no such game
+        invitations = self.access.invitations(gid)
+        accepted = invitations.accept(code) if invitations is not None else None
+        if accepted is None:
+            raise Unauthorized("that invitation is not valid: it was used already, or the host "
+                               "issued a new one; ask the host for a new link")
+        self._store_invitations(invitations)
+        return accepted
+
+    def _store_invitations(self, invitations: Invitations) -> None:
+        try:
+            self.save(invitations)
+        except IntegrityError:
+            raise Conflict("the invitations changed meanwhile: try again") from None
 
     def game(self, game_id: str | UUID) -> Game:
         """The current game, read-only."""

@@ -35,6 +35,41 @@ function keep(storage, key, value) {
   }
 }
 
+// An invitation link carries a code, never a token (a browser's history keeps every address it
+// opened): the code is exchanged, once, for the seat's credential, kept in this browser only.
+async function acceptInvitation() {
+  const address = new URL(window.location.href);
+  const code = address.searchParams.get("invite");
+  if (code === null) return;
+  const opened = address.href;
+  address.searchParams.delete("invite");
+  window.history.replaceState(null, "", address);
+  let response = null;
+  try {
+    response = await fetch(urls.accept, { method: "POST", body: JSON.stringify({ code }),
+      headers: { Accept: "application/json", "Content-Type": "application/json" } });
+  } catch (error) {
+    window.history.replaceState(null, "", opened); // a reload tries again
+    showProblem(t("Could not accept the invitation (%(problem)s): reload the page to try again.", { problem: error.message }));
+    return;
+  }
+  const answer = await response.json().catch(() => ({}));
+  if (response.ok) {
+    const seat = { token: answer.token, role: answer.role, you: answer.player || null };
+    keep(sessionStorage, SEAT_KEY, seat);
+    keep(localStorage, REMEMBERED_KEY, seat);
+    return;
+  }
+  const remembered = stored(localStorage, REMEMBERED_KEY);
+  if (!stored(sessionStorage, SEAT_KEY) && remembered && remembered.token) {
+    keep(sessionStorage, SEAT_KEY, remembered); // this browser took that seat before
+  } else if (!stored(sessionStorage, SEAT_KEY)) {
+    showProblem(t("That invitation link was used already, or the host made a new one: ask the host for a new link. You are watching as a spectator."));
+  }
+}
+
+await acceptInvitation();
+
 function readSeat() {
   const address = new URL(window.location.href);
   const given = address.searchParams.get("token");
@@ -778,52 +813,83 @@ function linkField(url, label, attrs = {}) {
   return [field, copy];
 }
 
-// The organiser's rights live in the host token: shown here to keep, so closing the tab loses
-// nothing (the invitations, abort, the replay, and later annotating and forking).
+// The host's own link opens this page as the host on another device, once (it carries a code,
+// never the host token); this browser keeps the host's seat itself.
 function drawHostLink(link) {
-  const url = link ? link.url : `${data.page_url}?token=${encodeURIComponent(token)}`;
+  if (!link) {
+    $("host-link").replaceChildren();
+    return;
+  }
+  const again = el("button", { type: "button", class: "reissue", "data-reissue-host": "" }, t("New link"));
+  again.addEventListener("click", () => reissue([], true));
   $("host-link").replaceChildren(
-    el("p", { class: "hint" }, t("Your host link: keep it (bookmark it, or send it to yourself). It opens this page as the host on any device; whoever has it hosts the game.")),
-    el("div", { class: "invite" }, ...linkField(url, t("your host link"), { "data-host-link": "" }),
-      link && link.qr ? el("details", { class: "qr" }, el("summary", {}, t("QR code")),
+    el("p", { class: "hint" }, t("Your host link opens this page as the host on another device, once; then make a new one here. This browser keeps your seat by itself.")),
+    el("div", { class: "invite" }, ...linkField(link.url, t("your host link"), { "data-host-link": "" }), again,
+      link.qr ? el("details", { class: "qr" }, el("summary", {}, t("QR code")),
         el("img", { src: link.qr, alt: t("QR code of your host link"), width: 180, height: 180 })) : null));
-}
-
-// The server makes the links (GRUFT_PUBLIC_URL, else the address this page was opened by) and
-// says when they point at this machine only, which other devices cannot open.
-async function fetchLinks(tokens) {
-  const response = await fetch(urls.invitations, { method: "POST", headers: headers(true), body: JSON.stringify({ tokens }) });
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(errorText(body, response));
-  return body;
 }
 
 function invitesKept() {
   return stored(sessionStorage, INVITES_KEY) || stored(localStorage, INVITES_KEY);
 }
 
+function keepInvites(kept) {
+  keep(sessionStorage, INVITES_KEY, kept);
+  keep(localStorage, INVITES_KEY, kept);
+}
+
+// POST /games/{id}/invitations: new links for `players` (and the host's own); earlier ones die.
+async function askInvitations(request) {
+  const response = await fetch(urls.invitations, { method: "POST", headers: headers(true), body: JSON.stringify(request) });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(errorText(body, response));
+  return body;
+}
+
+// A lost or misdirected link: a new one for that seat (or the host's); the old one stops working.
+async function reissue(players, hostLink) {
+  const kept = invitesKept() || { bots: {} };
+  try {
+    const answer = await askInvitations({ players, host: hostLink });
+    const links = kept.links || { invitations: [] };
+    const fresh = new Set(players);
+    links.invitations = links.invitations.filter((i) => !fresh.has(i.player)).concat(answer.invitations);
+    if (answer.host) links.host = answer.host;
+    kept.links = links;
+    keepInvites(kept);
+  } catch (error) {
+    showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
+  }
+  drawHost();
+}
+
 async function drawHost() {
   if (!host) return;
   $("host-panel").hidden = false;
-  drawHostLink(null);
   const kept = invitesKept();
   const bots = (kept && kept.bots) || {};
-  const humans = kept ? data.players.filter((p) => !bots[p] && p !== you) : [];
-  let links = { invitations: [] };
-  try {
-    links = await fetchLinks(humans.map((p) => kept.player_tokens[p]).filter(Boolean));
-  } catch (error) {
-    if (humans.length) showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
+  const humans = data.players.filter((p) => !bots[p] && p !== you);
+  if (kept && !kept.links) {
+    // The links are made once, from the creation's tokens, and kept: asking again kills them.
+    try {
+      const tokens = humans.map((p) => (kept.player_tokens || {})[p]).filter(Boolean);
+      kept.links = await askInvitations({ tokens, host: true });
+      keepInvites(kept);
+    } catch (error) {
+      showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
+    }
   }
-  if (links.host) drawHostLink(links.host);
+  const links = (kept && kept.links) || { invitations: [] };
+  drawHostLink(links.host);
   $("loopback-note").hidden = !links.loopback;
   if (!kept) {
-    $("invite-note").textContent = t("The invitation links are shown only in the browser that created the game: the server keeps no token, only its fingerprint.");
-    return;
+    const make = el("button", { type: "button", class: "reissue", "data-reissue-all": "" }, t("Make new invitation links (any sent before stop working)"));
+    make.addEventListener("click", () => reissue(humans, true));
+    $("invite-note").replaceChildren(t("The invitation links are shown only in the browser that created the game: the server keeps no token, only its fingerprint."), " ", make);
+  } else {
+    $("invite-note").textContent = t("Send each player their own link (or let them scan its code). Anyone with a link plays that seat; without one, the page shows the table to watch.");
   }
-  $("invite-note").textContent = t("Send each player their own link (or let them scan its code). Anyone with a link plays that seat; without one, the page shows the table to watch.");
-  const invitations = links.invitations || [];
-  const byPlayer = Object.fromEntries(invitations.map((i) => [i.player, i]));
+  const byPlayer = Object.fromEntries(links.invitations.map((i) => [i.player, i]));
   $("invitations").replaceChildren(...data.players.map((p) => {
     if (bots[p]) {
       return el("li", { class: "invite bot", "data-player": p }, el("span", { class: "invite-name" }, p),
@@ -833,12 +899,14 @@ async function drawHost() {
       return el("li", { class: "invite mine", "data-player": p }, el("span", { class: "invite-name" }, p),
         el("span", { class: "badge" }, t("your seat")));
     }
+    const again = el("button", { type: "button", class: "reissue", "data-reissue": p }, t("New link"));
+    again.addEventListener("click", () => reissue([p], false));
     const inv = byPlayer[p];
-    if (!inv) return el("li", { class: "invite", "data-player": p }, el("span", { class: "invite-name" }, p));
+    if (!inv) return el("li", { class: "invite", "data-player": p }, el("span", { class: "invite-name" }, p), again);
     return el("li", { class: "invite", "data-player": p },
       el("span", { class: "invite-name" }, p),
       el("a", { class: "invite-link", href: inv.url, "data-invite": p, target: "_blank", rel: "noopener noreferrer" }, t("open as %(name)s", { name: p })),
-      ...linkField(inv.url, t("%(name)s's invitation link", { name: p })),
+      ...linkField(inv.url, t("%(name)s's invitation link", { name: p })), again,
       el("details", { class: "qr" }, el("summary", {}, t("QR code")),
         el("img", { src: inv.qr, alt: t("QR code of %(name)s's invitation link", { name: p }), width: 180, height: 180, "data-qr": p })));
   }));

@@ -76,25 +76,74 @@ def test_the_game_list_offers_every_game_with_its_options_and_the_bots(client):
 
 # -- the invitations --------------------------------------------------------------------------
 
+def code_of(url: str) -> str:
+    """The code an invitation link carries."""
+    return unquote(re.fullmatch(r".*/play\?invite=([^&]+)", url).group(1))
+
+
+def accept(client, game_id: str, code: str):
+    return client.post(f"/games/{game_id}/invitations/accept", json={"code": code})
+
+
 def test_the_host_gets_each_invitation_link_with_its_qr_code_in_seat_order(client):
     game = create(client, "vampir", ("Ann", "Bob", "Cid"))
-    tokens = game["player_tokens"]
-    answer = client.post(f"/games/{game['game_id']}/invitations", headers=bearer(game["host_token"]),
-                         json={"tokens": [tokens["Cid"], tokens["Ann"]]})
+    gid, tokens = game["game_id"], game["player_tokens"]
+    answer = client.post(f"/games/{gid}/invitations", headers=bearer(game["host_token"]),
+                         json={"tokens": [tokens["Cid"]], "players": ["Ann"]})
     assert answer.status_code == 200
     invitations = answer.get_json()["invitations"]
     assert [i["player"] for i in invitations] == ["Ann", "Cid"]
     for invitation in invitations:
-        assert invitation["url"] == (f"http://localhost/games/{game['game_id']}/play"
-                                     f"?token={tokens[invitation['player']]}")
+        # Check a link carries a code, no token (issue 23, item 6)
+        assert invitation["url"].startswith(f"http://localhost/games/{gid}/play?invite=")
+        assert all(token not in invitation["url"] for token in [*tokens.values(),
+                                                                 game["host_token"]])
         assert invitation["qr"].startswith("data:image/svg+xml")
         assert "<svg" in unquote(invitation["qr"])
-        # Check the link opens that seat
-        seat = page_data(client.get(invitation["url"].replace("http://localhost", "")).data)["seat"]
-        assert seat == {"role": "player", "you": invitation["player"]}
+        # Check its page, opened, shows no seat: the code is exchanged by the page's script
+        assert page_data(client.get(invitation["url"].replace("http://localhost", "")).data)[
+            "seat"] is None
+        # Check the code is exchanged once for a credential of that seat
+        accepted = accept(client, gid, code_of(invitation["url"]))
+        assert accepted.status_code == 200, accepted.get_json()
+        body = accepted.get_json()
+        assert (body["role"], body["player"]) == ("player", invitation["player"])
+        assert body["token"] not in tokens.values()
+        view = client.get(f"/games/{gid}/view", headers=bearer(body["token"]))
+        assert view.status_code == 200 and view.get_json()["you"] == invitation["player"]
+        # Fail to exchange it again (the one a browser's history keeps opens nothing)
+        again = accept(client, gid, code_of(invitation["url"]))
+        assert again.status_code == 401 and again.get_json()["error"]["code"] == "unauthorized"
+    # Check the creation's tokens still work (clients that keep them go on as before)
+    assert client.get(f"/games/{gid}/view", headers=bearer(tokens["Ann"])).status_code == 200
 
 
-def test_only_the_host_lists_invitations_and_only_from_this_games_player_tokens(client):
+def test_the_host_issues_a_seats_invitation_again_and_the_old_one_dies(client):
+    game = create(client)
+    gid, host = game["game_id"], bearer(game["host_token"])
+    url = f"/games/{gid}/invitations"
+    first = client.post(url, headers=host, json={"players": ["Ann"]}).get_json()
+    old_host_code = code_of(first["host"]["url"])
+    taken = accept(client, gid, code_of(first["invitations"][0]["url"])).get_json()["token"]
+    assert client.get(f"/games/{gid}/view", headers=bearer(taken)).status_code == 200
+    # Check a new invitation for Ann kills the credential got with the old one
+    second = client.post(url, headers=host, json={"players": ["Ann"], "host": False}).get_json()
+    assert "host" not in second
+    assert client.get(f"/games/{gid}/view", headers=bearer(taken)).status_code == 401
+    # Check a code issued and replaced before use is dead, and the new one works
+    third = client.post(url, headers=host, json={"players": ["Ann"]}).get_json()
+    assert accept(client, gid, code_of(second["invitations"][0]["url"])).status_code == 401
+    assert accept(client, gid, code_of(third["invitations"][0]["url"])).status_code == 200
+    # Check the host's own link: the replaced one is dead, the new one gives the host's rights
+    assert accept(client, gid, old_host_code).status_code == 401
+    hosting = accept(client, gid, code_of(third["host"]["url"])).get_json()
+    assert (hosting["role"], hosting["player"]) == ("host", None)
+    assert client.post(url, headers=bearer(hosting["token"]), json={}).status_code == 200
+    # Check the host token of the creation still works
+    assert client.post(url, headers=host, json={"host": False}).status_code == 200
+
+
+def test_only_the_host_issues_invitations_and_only_for_this_games_seats(client):
     game = create(client)
     other = create(client)
     url = f"/games/{game['game_id']}/invitations"
@@ -106,16 +155,23 @@ def test_only_the_host_lists_invitations_and_only_from_this_games_player_tokens(
         (host, {"tokens": [game["host_token"]]}, 401),  # the host's own token is no invitation
         (host, {"tokens": [other["player_tokens"]["Ann"]]}, 401),  # another game's player
         (host, {"tokens": ["forged"]}, 401),
+        (host, {"players": ["Zed"]}, 400),  # no such seat
         (host, {"tokens": [ann], "extra": 1}, 400),
     ]
     for headers, body, status in cases:
         answer = client.post(url, headers=headers, json=body)
         assert answer.status_code == status, (body, answer.get_json())
         assert set(answer.get_json()) == {"error"}
-    # Check no token at all answers the host's own link alone.
+    # Check a code of another game, or none issued, is refused, and nothing changes
+    issued = client.post(url, headers=host, json={"players": ["Ann"]}).get_json()
+    code = code_of(issued["invitations"][0]["url"])
+    assert accept(client, other["game_id"], code).status_code == 401
+    assert accept(client, game["game_id"], "forged").status_code == 401
+    assert accept(client, game["game_id"], code).status_code == 200
+    # Check no seat at all answers the host's own link alone, with a code
     answer = client.post(url, headers=host, json={"tokens": []}).get_json()
     assert answer["invitations"] == []
-    assert answer["host"]["url"].endswith(f"/play?token={game['host_token']}")
+    assert "?invite=" in answer["host"]["url"] and game["host_token"] not in answer["host"]["url"]
 
 
 # -- VampiRing's previews ---------------------------------------------------------------------

@@ -52,18 +52,24 @@ def live_site(site: Site) -> Iterator[Site]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by Playwright (its own browsers are not downloaded)."""
+def playwright() -> Iterator[Any]:
+    """Playwright, once per session (it runs one instance per thread), for Debian's Chromium."""
     if not os.path.exists(CHROMIUM):
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is required when CI is set (scripts/test.sh installs it)")
         pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium, or run scripts/test.sh)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser(playwright) -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (its own browsers are not downloaded)."""
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture

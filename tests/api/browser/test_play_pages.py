@@ -197,20 +197,22 @@ def test_the_create_form_starts_a_game_whose_host_page_lists_each_invitation(
             qr = page.get_attribute(f'img[data-qr="{name}"]', "src")
             assert qr.startswith("data:image/svg+xml")
         assert "token" not in page.url
-        # Check each link opens that seat in a browser of its own, the token gone from its address
+        # Check each link opens that seat in a browser of its own, the code gone from its address
         for name, url in links.items():
+            assert "?invite=" in url and "token" not in url
             seat = open_page(browser, url, name)
             opened.append(seat)
-            assert root(seat.page, "data-you") == name and "token" not in seat.page.url
-        # Check the host page shows the host's own link, which opens the host page elsewhere
+            assert root(seat.page, "data-you") == name and "invite" not in seat.page.url
+        # Check the host page shows the host's own link (a code, no token), which opens the
+        # host page elsewhere
         kept = page.input_value("[data-host-link]")
-        assert f"/games/{game_id}/play?token=" in kept
+        assert f"/games/{game_id}/play?invite=" in kept
         elsewhere = open_page(browser, kept, "host")
         opened.append(elsewhere)
         assert root(elsewhere.page, "data-role") == "host"
         assert elsewhere.page.is_visible("#abort-form")
-        # Check no token reached the access log
-        tokens = [url.split("token=")[1] for url in [*links.values(), kept]]
+        # Check no code reached the access log
+        tokens = [url.split("invite=")[1] for url in [*links.values(), kept]]
         logged = "\n".join(r.getMessage() for r in caplog.records)
         assert f"/games/{game_id}/play" in logged
         assert not any(token in logged for token in tokens)

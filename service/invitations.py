@@ -1,0 +1,79 @@
+"""Invitations (issue 23, item 6): a link a browser may keep carries a code, never a token.
+
+A browser keeps every address it opens in its history (Chromium's History database kept
+`/play?token=…` although the page cleaned its address bar at once). So an invitation link carries
+a code that the page exchanges (POST, which link previews never send) for a credential of the
+seat, kept by the page out of any address. A code works once: the one left in a history is dead.
+The host issues a seat's invitation again when it was lost or went to the wrong hands: the old
+code is dead, and so is the credential got with it. The tokens of the creation answer are not
+touched (clients that keep them go on as before).
+
+Like the tokens' (service.tokens), only hashes are stored, in an aggregate of one game's
+invitations beside the game (never in its events, so never in a log or an export). A seat is a
+player's name, or HOST_SEAT for the host's own invitation.
+"""
+
+from __future__ import annotations
+
+import hmac
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+from service.tokens import new_token, token_hash
+
+HOST_SEAT = ""  # the seat of the host's own invitation
+
+
+class Invitations(Aggregate):
+    """The hashes of one game's invitation codes, and of the credentials they were exchanged
+    for (one of each per seat at most: the latest)."""
+
+    @staticmethod
+    def create_id(game_id: UUID) -> UUID:
+        return uuid5(NAMESPACE_URL, f"gruft:invitations:{game_id}")
+
+    @event("Started")
+    def __init__(self, game_id: UUID) -> None:
+        self.game_id = game_id
+        self.codes: dict[str, str] = {}  # seat -> hash of its code not yet exchanged
+        self.credentials: dict[str, str] = {}  # seat -> hash of the credential its code gave
+
+    def issue(self, seat: str) -> str:
+        """A new code for `seat`; its earlier code and the credential got with it are dead."""
+        code = new_token()
+        self._issued(seat, token_hash(code))
+        return code
+
+    @event("Issued")
+    def _issued(self, seat: str, code: str) -> None:
+        self.codes[seat] = code
+        self.credentials.pop(seat, None)
+
+    def accept(self, code: str) -> tuple[str, str] | None:
+        """(seat, its new credential) for a live code, which dies; None for any other."""
+        seat = _match(self.codes, code)
+        if seat is None:
+            return None
+        credential = new_token()
+        self._accepted(seat, token_hash(credential))
+        return seat, credential
+
+    @event("Accepted")
+    def _accepted(self, seat: str, credential: str) -> None:
+        self.codes.pop(seat, None)
+        self.credentials[seat] = credential
+
+    def identify(self, credential: str) -> str | None:
+        """The seat a credential got by an invitation is for, or None."""
+        return _match(self.credentials, credential)
+
+
+def _match(hashes: dict[str, str], secret: str) -> str | None:
+    """The seat whose stored hash is the secret's (compared in constant time), or None."""
+    digest = token_hash(secret)
+    found = None
+    for seat, stored in hashes.items():
+        if hmac.compare_digest(digest, stored):
+            found = seat
+    return found
