@@ -6,16 +6,18 @@ from __future__ import annotations
 import copy
 import json
 import random
+import shutil
 import sqlite3
 from pathlib import Path
 from uuid import UUID
 
 import pytest
 
+from bots.vampiring import VampiRingBot
 from domain import game_class
-from domain.core import SPECTATOR, event_data
+from domain.core import HOST, SPECTATOR, event_data
 from domain.core.narration import describe
-from replays.document import verify
+from replays.document import build_document, verify
 from service import Games
 from service.signing import SigningKey, check_signature, key_id
 from tests.kit import play_out
@@ -148,3 +150,39 @@ def test_both_shapes_read_in_the_same_plain_words():
     first_words = describe(VAMPIRING, doc["events"], doc["players"], doc["options"], strict=True)
     assert describe(VAMPIRING, second, doc["players"], doc["options"], strict=True) == first_words
     assert any("a fight on" in item["text"] for item in first_words)
+
+
+def test_the_bot_plays_on_a_game_stored_in_the_first_shape(tmp_path):
+    shutil.copy(FIXTURES / "games.sqlite", tmp_path / "games.sqlite")
+    shutil.copy(FIXTURES / "signing-key.pem", tmp_path / "signing-key.pem")
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+           "SQLITE_DBNAME": str(tmp_path / "games.sqlite"), "GRUFT_DATA_DIR": str(tmp_path)}
+    made = json.loads((FIXTURES / "manifest.json").read_text("utf-8"))["games"]
+    gid = made["vampiring-in-play"]["game_id"]
+    games, bot = Games(env=env), VampiRingBot(random.Random(3))
+    try:
+        stored = games.reads.records(gid)
+        assert {r.get("shape", 1) for r in stored if r["type"] == "TurnResolved"} == {1}
+        # Check the heuristic bot reads the table of a 0.1.0 game (turns upcast, the last one
+        # derived from the moves) and plays it to its end; the game then holds both shapes.
+        for _ in range(500):
+            game = games.game(gid)
+            if game.finished:
+                break
+            player = game.to_act[0]
+            move = bot.choose(game, player, game.legal_moves(player))
+            games.command(gid, HOST, {**move, "player": player}, by="host")
+        records = games.reads.records(gid)
+        assert games.game(gid).finished
+        assert {r.get("shape", 1) for r in records if r["type"] == "TurnResolved"} == {1, 2}
+        assert records[: len(stored)] == stored
+        assert verify(build_export(games, gid), trusted_keys=None).problems == []
+    finally:
+        games.close()
+
+
+def build_export(games, gid) -> dict:
+    """The game's document as the host's export makes it (signed with the store's key)."""
+    key = SigningKey.load_or_create(Path(games.storage["GRUFT_DATA_DIR"]))
+    game, records = games.reads.replay_records(gid, HOST, "the test")
+    return build_document(game, records, key.sign, key.public_pem)
