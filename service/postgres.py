@@ -18,7 +18,8 @@ wakes the log followers is sent after the commit, by a thread of its own (`Notif
 
 It also refuses a gap in a game's versions: the first new event of each aggregate must follow
 its last stored one (or be its first). Optimistic concurrency is unchanged: a version already
-stored is a unique violation, as before.
+stored is a unique violation, as before — found before the lock is taken, so a lost race or a
+worker's stale copy (service/freshness.py) never waits for other writers to be refused.
 
 ``POSTGRES_SYNCHRONOUS_COMMIT`` (docs/deployment.md) says whether a write waits for the disk:
 ``on`` (default, PostgreSQL's own) or ``off``, the durability of SQLite's default.
@@ -79,6 +80,14 @@ class GamesRecorder(PostgresApplicationRecorder):
             "  IF FOUND THEN"
             "   RAISE EXCEPTION 'version % of % {gap_message}',"
             "    gap.version, gap.id USING ERRCODE = {gap_state};"
+            "  END IF;"
+            # A version already stored (a lost race, or a worker's stale copy): refused here
+            # without waiting for the lock, as the unique key would refuse it after.
+            "  PERFORM 1 FROM unnest(ids, versions) AS u(id, version)"
+            "   WHERE EXISTS (SELECT 1 FROM {schema}.{table} AS e"
+            "    WHERE e.originator_id = u.id AND e.originator_version = u.version);"
+            "  IF FOUND THEN"
+            "   RAISE EXCEPTION 'a version is already stored' USING ERRCODE = 'unique_violation';"
             "  END IF;"
             "  IF durable <> 'on' THEN"
             "   PERFORM set_config('synchronous_commit', durable, true);"

@@ -210,3 +210,31 @@ def test_postgres_stores_get_gruft_s_recorder():
     env = storage_env({"PERSISTENCE_MODULE": "eventsourcing.postgres"})
     assert env["APPLICATION_RECORDER_TOPIC"] == "service.postgres:GamesRecorder"
     assert "APPLICATION_RECORDER_TOPIC" not in storage_env({"SQLITE_DBNAME": ":memory:"})
+
+
+def test_a_version_already_stored_is_refused_without_waiting_for_the_lock(games):
+    import psycopg
+    from eventsourcing.persistence import IntegrityError
+
+    from tests.conftest import POSTGRES_DSN
+
+    recorder, gid = games.recorder, uuid4()
+    recorder.insert_events([stored_event(recorder, gid, 1)])
+    outcome: list[object] = []
+
+    def stale_write() -> None:
+        try:
+            recorder.insert_events([stored_event(recorder, gid, 1)])
+        except IntegrityError as exc:
+            outcome.append(exc)
+
+    table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
+    with psycopg.connect(POSTGRES_DSN) as holder:  # another writer holds the lock meanwhile
+        holder.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+        writer = threading.Thread(target=stale_write)
+        writer.start()
+        writer.join(60)
+        refused_while_held = not writer.is_alive()
+        holder.rollback()
+    writer.join()
+    assert refused_while_held and len(outcome) == 1
