@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import request
 
+from domain.core.words import N_
 from service import Unauthorized
 
 MAX_TOKEN_LENGTH = 256
@@ -21,7 +22,7 @@ def bearer_token() -> str | None:
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
-        raise Unauthorized("send the token as 'Authorization: Bearer <token>'")
+        raise Unauthorized(N_("send the token as 'Authorization: Bearer <token>'"))
     return token
 
 
@@ -41,5 +42,5 @@ def query_token(given: str | None) -> str | None:
         return None
     token = given.strip()
     if not token or len(token) > MAX_TOKEN_LENGTH:
-        raise Unauthorized("the token parameter is empty or too long")
+        raise Unauthorized(N_("the token parameter is empty or too long"))
     return token

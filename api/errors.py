@@ -12,9 +12,11 @@ from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import HTTPException
 
+from api.i18n import error_text, validation_text
 from api.inputs import request_json
 from api.schemas import Error
 from domain.core import Aborted, BadCommand, BadSetup, Refusal
+from domain.core.words import N_, Phrase
 from service import Conflict, Forbidden, GameNotFound, Unauthorized
 from service.health import is_permanent
 
@@ -80,7 +82,7 @@ class GruftApi(Api):
     def handle_http_exception(self, error: HTTPException):
         status = error.code or 500
         data = getattr(error, "data", None) or {}
-        message = data.get("message") or error.description or error.name
+        message = error_text(data.get("message") or error.description or error.name)
         if "messages" in data or "errors" in data:
             # webargs validation: name each field and what is wrong with it
             status = 400
@@ -104,15 +106,15 @@ def _describe(messages: object) -> str:
                 else:
                     walk(value, f"{path}.{key}" if path else str(key))
         elif isinstance(node, list) and all(isinstance(x, str) for x in node):
-            parts.append(f"{path or 'body'}: {' '.join(node)}")
+            parts.append(f"{path or 'body'}: {' '.join(map(validation_text, node))}")
         elif isinstance(node, list):
             for i, item in enumerate(node):
                 walk(item, f"{path}[{i}]")
         else:
-            parts.append(f"{path or 'body'}: {node}")
+            parts.append(f"{path or 'body'}: {validation_text(str(node))}")
 
     walk(messages, "")
-    return "; ".join(parts) or "malformed request"
+    return "; ".join(parts) or validation_text("malformed request")
 
 
 # Service and domain errors -> (status, code); a Refusal carries its own code and ruling.
@@ -136,22 +138,22 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Refusal)
     def refused(err: Refusal):
-        return error_response(422, err.code, err.message, err.rule)
+        return error_response(422, err.code, error_text(err), err.rule)
 
     def answer(err: Exception):
         status, code = next(STATUSES[c] for c in type(err).__mro__ if c in STATUSES)
         if status != 503:
-            return error_response(status, code, str(err))
+            return error_response(status, code, error_text(err))
         if is_permanent(err):  # read-only, disk full: waiting alone will not mend it
             log.error("store cannot be written: %s", err)
-            body, status = error_response(status, code, f"the game store cannot be written "
-                                          f"({err}); nothing was written. This needs the "
-                                          "server's operator (GET /readyz says why)")
+            body, status = error_response(status, code, error_text(Phrase(N_(
+                "the game store cannot be written (%(why)s); nothing was written. This needs "
+                "the server's operator (GET /readyz says why)"), why=str(err))))
             body.headers["Retry-After"] = str(FAULT_RETRY_AFTER_SECONDS)
             return body, status
         log.warning("store unavailable: %s", err)
-        body, status = error_response(status, code, f"the game store is busy ({err}); nothing "
-                                      "was written, try again")
+        body, status = error_response(status, code, error_text(Phrase(N_(
+            "the game store is busy (%(why)s); nothing was written, try again"), why=str(err))))
         body.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return body, status
 

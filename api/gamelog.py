@@ -9,6 +9,7 @@ from api import schemas
 from api.errors import GruftBlueprint
 from api.games import documented as _documented
 from domain.core import BadCommand
+from domain.core.words import N_
 from service import GameNotFound
 from service.gamelog import GameLog
 from service.repository import parse_game_id
@@ -28,7 +29,8 @@ def _size(size: int | None, what: str) -> int:
     if size is None:
         return current
     if size > current:
-        raise BadCommand(f"{what} {size} is beyond the log's size, {current}")
+        raise BadCommand(N_("%(what)s %(size)s is beyond the log's size, %(current)s"), what=what,
+                         size=size, current=current)
     return size
 
 
@@ -51,8 +53,8 @@ class InclusionProof(MethodView):
         size = _size(query.get("size"), "size")
         proof = game_log().inclusion(gid, size)
         if proof is None:
-            raise GameNotFound(f"game {gid} is not in the log of size {size} (not over, not "
-                               "logged yet, or logged after it)")
+            raise GameNotFound(N_("game %(gid)s is not in the log of size %(size)s (not over, "
+                                  "not logged yet, or logged after it)"), gid=gid, size=size)
         return proof
 
 
@@ -65,7 +67,8 @@ class ConsistencyProof(MethodView):
         """The proof that the tree of `first` leaves is a prefix of the tree of `second`."""
         second = _size(query.get("second"), "second")
         if query["first"] > second:
-            raise BadCommand(f"first ({query['first']}) is larger than second ({second})")
+            raise BadCommand(N_("first (%(first)s) is larger than second (%(second)s)"),
+                             first=query['first'], second=second)
         return game_log().consistency(query["first"], second)
 
 

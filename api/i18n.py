@@ -6,34 +6,29 @@ before. English is the source language: the catalogs translate it into the other
 pages' scripts read the same catalogs: each page embeds the messages marked in `api/static/*.js`
 (babel.cfg extracts them) for its language, and `t()` in api/static/i18n.js looks them up.
 
-The `.po` files are the source; their compiled `.mo` are built here when missing or older than
-their `.po` (a fresh clone, an edited catalog), so `make serve` and `make test` need no step.
+The `.po` files are the source; their compiled `.mo` are built when missing or older than their
+`.po` (a fresh clone, an edited catalog; service/catalogs.py), so `make serve` and `make test`
+need no step.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import tempfile
-from pathlib import Path
+import re
 from typing import Any
 
-from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask, request
-from flask_babel import Babel, get_locale, gettext, ngettext
+from flask_babel import Babel, get_locale, get_translations, gettext, ngettext
 
-from domain.core.words import N_
+from domain.core.words import N_, Phrase, Said, fill
+from service.catalogs import CATALOGS, LANGUAGES, NAMES, compile_catalogs
 
-LANGUAGES = ("en", "de", "fr", "it", "es")  # English first: the source and the fallback
-NAMES = {"en": "English", "de": "Deutsch", "fr": "Français", "it": "Italiano", "es": "Español"}
 COOKIE = "gruft_lang"
 COOKIE_SECONDS = 365 * 24 * 3600
-CATALOGS = Path(__file__).with_name("translations")
 SCRIPTS = "api/static/"  # where a message's occurrence makes it one the pages' scripts need
-log = logging.getLogger("gruft.i18n")
 
-__all__ = ["LANGUAGES", "NAMES", "gettext", "init_app", "language", "ngettext", "translate"]
+__all__ = ["LANGUAGES", "NAMES", "error_text", "gettext", "init_app", "language",
+           "ngettext", "translate", "validation_text"]
 
 
 def language() -> str:
@@ -59,38 +54,77 @@ def translate(template: str, params: dict[str, Any] | None = None) -> str:
         return template % params
 
 
-def compile_catalogs(folder: Path = CATALOGS) -> Path:
-    """Compile each `.po` whose `.mo` is missing or older; return where the `.mo` files are."""
-    stale = [po for po in sorted(folder.glob("*/LC_MESSAGES/messages.po"))
-             if not _fresh(po.with_suffix(".mo"), po)]
-    if not stale:
-        return folder
-    try:
-        for po in stale:
-            _compile(po, po.with_suffix(".mo"))
-        return folder
-    except OSError as err:  # an installed package may be read-only: compile beside it instead
-        target = Path(tempfile.mkdtemp(prefix="gruft-catalogs-"))
-        log.warning("catalogs compiled into %s (%s)", target, err)
-        for po in sorted(folder.glob("*/LC_MESSAGES/messages.po")):
-            mo = target / po.relative_to(folder).with_suffix(".mo")
-            mo.parent.mkdir(parents=True, exist_ok=True)
-            _compile(po, mo)
-        return target
+def narration_words() -> tuple[Any, Any]:
+    """This request's (gettext, ngettext) for a narrator (domain.core.narration).
+
+    Flask-Babel's own ngettext always formats its result; a narrator fills its placeholders
+    itself, so it gets the catalog's plain functions.
+    """
+    translations = get_translations()
+    return translations.gettext, translations.ngettext
 
 
-def _fresh(mo: Path, po: Path) -> bool:
-    return mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime
+def error_text(error: object) -> str:
+    """An error's message in this request's language.
+
+    A domain or service error carries its template (domain.core.words.Said), an HTTP error's
+    description may be a Phrase; any other text is looked up as it is (werkzeug's defaults
+    are marked below), and shown in English when the catalogs do not have it.
+    """
+    if isinstance(error, Said | Phrase):
+        return error.said(gettext)
+    text = str(error)
+    return gettext(text) if text else text
 
 
-def _compile(po: Path, mo: Path) -> None:
-    with po.open("rb") as source:
-        catalog = read_po(source, locale=po.parent.parent.name)
-    # Written beside and renamed: workers starting together never read half a file.
-    fd, temporary = tempfile.mkstemp(dir=mo.parent, suffix=".mo.tmp")
-    with os.fdopen(fd, "wb") as out:
-        write_mo(out, catalog)
-    os.replace(temporary, mo)
+# marshmallow's and webargs' messages (their {fields} as placeholders), so a validation error
+# reads in the reader's language too; a message not listed stays as marshmallow wrote it.
+VALIDATION = [
+    N_("Unknown field."), N_("Missing data for required field."), N_("Field may not be null."),
+    N_("Invalid value."), N_("Not a valid integer."), N_("Not a valid string."),
+    N_("Not a valid utf-8 string."), N_("Not a valid boolean."), N_("Not a valid list."),
+    N_("Not a valid mapping type."), N_("Not a valid number."), N_("Number too large."),
+    N_("Not a valid UUID."), N_("Invalid type."), N_("Invalid input type."),
+    N_("Must be one of: %(choices)s."), N_("Length must be between %(min)s and %(max)s."),
+    N_("Length must be %(equal)s."), N_("Longer than maximum length %(max)s."),
+    N_("Shorter than minimum length %(min)s."),
+    N_("Must be greater than or equal to %(min)s and less than or equal to %(max)s."),
+    N_("Must be greater than or equal to %(min)s."), N_("Must be less than or equal to %(max)s."),
+    N_("String does not match expected pattern."), N_("malformed request"),
+]
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"%\((\w+)\)s", template)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)"
+                              for i, p in enumerate(parts)) + "$", re.S)
+
+
+_VALIDATION = [(template, _pattern(template)) for template in VALIDATION]
+
+
+def validation_text(message: str) -> str:
+    """One of marshmallow's English messages in this request's language."""
+    for template, pattern in _VALIDATION:
+        found = pattern.match(message)
+        if found:
+            return fill(template, found.groupdict(), gettext)
+    return message
+
+
+# werkzeug's own descriptions of the statuses an answer may have, kept word for word (the
+# English answer does not change) and marked so the catalogs translate them.
+HTTP_DESCRIPTIONS = [
+    N_("The requested URL was not found on the server. If you entered the URL manually please "
+       "check your spelling and try again."),
+    N_("The method is not allowed for the requested URL."),
+    N_("The browser (or proxy) sent a request that this server could not understand."),
+    N_("The data value transmitted exceeds the capacity limit."),
+    N_("The server does not support the media type transmitted in the request."),
+    N_("This user has exceeded an allotted request count. Try again later."),
+    N_("The server is temporarily unable to service your request due to maintenance downtime "
+       "or capacity problems. Please try again later."),
+]
 
 
 _SCRIPT_CATALOGS: dict[str, dict[str, Any]] = {}

@@ -18,6 +18,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from api.settings import settings
+from domain.core.words import N_
 from service import Unauthorized
 
 DEFAULT_CREATE_LIMIT = "60/minute"
@@ -36,9 +37,9 @@ def init_app(app: Flask) -> Limiter | None:
         @app.before_request
         def require_create_key() -> None:
             if (request.endpoint, request.method) in CREATING and not _has_key(key):
-                raise Unauthorized("creating, importing or forking a game needs the server's "
-                                   "creation key: 'Authorization: Bearer <key>' or "
-                                   f"'{KEY_HEADER}: <key>'")
+                raise Unauthorized(N_("creating, importing or forking a game needs the server's "
+                                      "creation key: 'Authorization: Bearer <key>' or "
+                                      "'%(key_header)s: <key>'"), key_header=KEY_HEADER)
 
     limit = config.create_limit or OFF
     if limit == OFF:

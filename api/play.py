@@ -26,11 +26,13 @@ from api.auth import MAX_TOKEN_LENGTH, bearer_token, query_token
 from api.cli import is_loopback
 from api.errors import GruftBlueprint
 from api.games import games, viewer
+from api.i18n import gettext, narration_words
 from api.live import keepalive_seconds
 from api.schemas import MAX_CURSOR, CreateGame, Error, StrictSchema
 from api.settings import settings
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
+from domain.core.words import N_
 from service import Forbidden, Unauthorized
 from service.access import is_host
 from service.invitations import HOST_SEAT
@@ -89,7 +91,7 @@ def play_page(game_id: str):
         "version": game.version,
         "options": dict(game.options),
         "lower_score_wins": game.LOWER_SCORE_WINS,
-        "score_unit": game.NARRATOR.UNIT,
+        "score_unit": gettext(game.NARRATOR.UNIT),
         "seat": seat,
         "heartbeat": keepalive_seconds(),  # the stream's ping: silence much longer is a drop
         # the page's own address as links to it are made (the host's link to keep)
@@ -223,12 +225,12 @@ class Invitations(MethodView):
         store = games()
         who = store.access.authenticate(game_id, bearer_token())
         if not is_host(who):
-            raise Forbidden("only the host issues invitations")
+            raise Forbidden(N_("only the host issues invitations"))
         seats = set(body["players"])
         for token in body["tokens"]:
             named = store.access.authenticate(game_id, token)
             if named.player is None or named.organiser:
-                raise Unauthorized("an invitation is made from a player's token")
+                raise Unauthorized(N_("an invitation is made from a player's token"))
             seats.add(named.player)
         game = store.game(game_id)
         order = [p for p in game.players if p in seats] + sorted(seats - set(game.players))
@@ -300,5 +302,7 @@ class NarrationResource(MethodView):
         spectator reads none. The last event's words may change once the next one is known
         (who won the trick a card took), so a page asks again from one event earlier.
         """
-        told = games().reads.narration(game_id, viewer(game_id), query["after"])
+        said, said_plural = narration_words()  # in the reader's language
+        told = games().reads.narration(game_id, viewer(game_id), query["after"], gettext=said,
+                                       ngettext=said_plural)
         return {"events": told}

@@ -12,6 +12,7 @@ from api.games import documented as _documented
 from api.games import games, viewer
 from api.inputs import parse_body, request_bytes
 from api.verifying import verifier
+from domain.core.words import N_
 from replays.document import build_document, describe, verify
 from service.signing import SigningKey, check_signature
 
@@ -68,7 +69,7 @@ class Export(MethodView):
     @_documented(401, 403, 404)
     def get(self, game_id):
         """The signed replay document (host any time, anyone once finished)."""
-        game, records = games().reads.replay_records(game_id, viewer(game_id), "the export")
+        game, records = games().reads.replay_records(game_id, viewer(game_id), N_("the export"))
         key = signing_key()
         logged = game_log().for_export(game.id) if game.finished else None
         return build_document(game, records, key.sign, key.public_pem,

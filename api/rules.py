@@ -2,8 +2,9 @@
 
 `GET /rules/{game}` renders `docs/rules/<game>.md` (the page the refusals cite) as HTML, each
 ruling reachable by its id as the anchor (`/rules/voodoo-prince#vp-5`), so the play page links a
-refusal's ruling to its text. The rules are written in English; the page around them follows the
-reader's language.
+refusal's ruling to its text. The page follows the reader's language; the rules themselves are
+written in English and German (`docs/rules/de/<game>.md`, the rulings by the same ids): a German
+reader gets the German text, every other reader the English one.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import render_template, url_for
+from flask_babel import get_locale
 from markdown_it import MarkdownIt
 
 from api.errors import GruftBlueprint
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES, _error_page
 from domain import available_games
+from domain.core.words import N_
 from service import GameNotFound
 
 blp = GruftBlueprint("rules", __name__, description="The games' rules pages (HTML)",
@@ -27,9 +30,16 @@ blp = GruftBlueprint("rules", __name__, description="The games' rules pages (HTM
 RULES_DIR = Path(__file__).resolve().parents[1] / "docs" / "rules"
 
 
-def rules_path(key: str) -> Path:
-    """Where a game's rules page is written (docs/rules/<game key>.md)."""
-    return RULES_DIR / f"{key}.md"
+def rules_path(key: str, lang: str = "en") -> Path:
+    """Where a game's rules page is written: docs/rules/<game key>.md, in English, or
+    docs/rules/<lang>/<game key>.md where that language has one."""
+    translated = RULES_DIR / lang / f"{key}.md"
+    return translated if lang != "en" and translated.is_file() else RULES_DIR / f"{key}.md"
+
+
+def rules_language(key: str, lang: str) -> str:
+    """The language a game's rules are shown in for a reader of `lang`."""
+    return lang if rules_path(key, lang) != rules_path(key) else "en"
 
 
 def ruling_anchor(rule: str) -> str:
@@ -43,7 +53,8 @@ def _link_target(href: str) -> str | None:
     if parts.scheme in ("http", "https", "mailto") or href.startswith("#"):
         return href
     name = Path(parts.path).name
-    if parts.path and "/" not in parts.path and name.endswith(".md") \
+    # A game's page beside this one, or (from a translation) its English original one up.
+    if parts.path in (name, f"../{name}") and name.endswith(".md") \
             and name[:-3] in available_games():
         target = url_for("rules.rules_page", game=name[:-3])
         return f"{target}#{parts.fragment}" if parts.fragment else target
@@ -72,9 +83,10 @@ def _markdown() -> MarkdownIt:
 
 
 @cache
-def rendered(key: str) -> str:
-    """A game's rules page as HTML (read once per process: the pages ship with the code)."""
-    return _markdown().render(rules_path(key).read_text(encoding="utf-8"), {})
+def rendered(key: str, lang: str = "en") -> str:
+    """A game's rules page as HTML (read once per process and language: the pages ship with the
+    code)."""
+    return _markdown().render(rules_path(key, lang).read_text(encoding="utf-8"), {})
 
 
 @blp.route("/rules/<game>")
@@ -82,9 +94,10 @@ def rendered(key: str) -> str:
 def rules_page(game: str):
     """A game's rules, ruling by ruling, each ruling's id its anchor (HTML)."""
     if game not in available_games() or not rules_path(game).is_file():
-        raise GameNotFound(f"no rules page for {game!r}")
+        raise GameNotFound(N_("no rules page for %(game)r"), game=game)
+    lang = rules_language(game, str(get_locale()))
     html = render_template("rules.html", game=game, title=TITLES.get(game, game),
-                           rules=rendered(game))
+                           rules=rendered(game, lang), rules_lang=lang)
     return html, 200, SECURITY_HEADERS
 
 

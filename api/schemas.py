@@ -8,6 +8,7 @@ import marshmallow as ma
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from api.auth import MAX_TOKEN_LENGTH
+from api.i18n import error_text
 from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.chain import AUTHORS
@@ -39,7 +40,7 @@ class Seed(fields.Field):
         try:
             check_seed(value)  # the domain's bounds, so a bad seed is a field error here
         except BadSetup as err:
-            raise ValidationError(str(err)) from None
+            raise ValidationError(error_text(err)) from None  # in the reader's language
         return value
 
     def _jsonschema_type_mapping(self) -> dict[str, Any]:

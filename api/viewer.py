@@ -18,6 +18,7 @@ from flask import render_template, request, url_for
 from api.auth import request_token
 from api.errors import GruftBlueprint, error_response
 from api.games import games
+from api.i18n import error_text, narration_words
 from api.reads import games_page
 from api.schemas import MAX_CURSOR
 from domain import GAMES, available_games, game_class
@@ -25,6 +26,7 @@ from domain.core import Game
 from domain.core.eventfilter import concerns
 from domain.core.landmarks import starts
 from domain.core.narration import describe
+from domain.core.words import N_
 from service import Forbidden, GameNotFound, Unauthorized
 from service.arbiter import shown
 
@@ -98,9 +100,9 @@ def viewer_page(game_id: str):
     token = request_token()
     who = games().access.authenticate(game_id, token)
     try:
-        game, records = games().reads.replay_records(game_id, who, "This game's replay")
+        game, records = games().reads.replay_records(game_id, who, N_("This game's replay"))
     except Forbidden as err:
-        raise Forbidden(f"{err}; the host can watch it now with ?token=<host token>.") from None
+        raise Forbidden(N_("%(err)s; the host can watch it now with ?token=<host token>."), err=err) from None
     # The script needs the token while the JSON endpoints still ask for it (in play, or sealed:
     # service.seals), and the host's for what only the host does (forking).
     open_to_all = games().reads.seals.revealed(game)
@@ -119,7 +121,9 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
     are the steps where each phase, round, trick or turn begins (domain.core.landmarks).
     """
     players = list(game.players)
-    events = describe(type(game), records, players, dict(game.options))
+    said, said_plural = narration_words()  # in the page's language
+    events = describe(type(game), records, players, dict(game.options), gettext=said,
+                      ngettext=said_plural)
     for item, record in zip(events, records, strict=True):
         item["players"] = [p for p in players if concerns(record, p)]
     root = request.script_root
@@ -132,7 +136,7 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "version": len(records),
         "options": dict(game.options),
         "lower_score_wins": game.LOWER_SCORE_WINS,
-        "score_unit": game.NARRATOR.UNIT,
+        "score_unit": said(game.NARRATOR.UNIT),
         "replay_url": f"{request.script_root}/games/{game.id}/replay/",
         "list_url": f"{request.script_root}/",
         "token": token,
@@ -155,8 +159,8 @@ def _wants_json() -> bool:
 
 def _error_page(status: int, code: str, err: Exception):
     if _wants_json():
-        return error_response(status, code, str(err))
-    html = render_template("error.html", status=status, message=str(err))
+        return error_response(status, code, error_text(err))
+    html = render_template("error.html", status=status, message=error_text(err))
     return html, status, SECURITY_HEADERS
 
 

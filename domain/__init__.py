@@ -7,6 +7,7 @@ from typing import Any
 from domain import vampir, vampire_queen, vampiring, voodoo_prince
 from domain.core import BadSetup, Game
 from domain.core.narration import describe
+from domain.core.words import N_
 
 # The registry of games: each game declares its own key (Game.KEY); this is the only list of them.
 GAMES: dict[str, type[Game]] = {
@@ -23,7 +24,8 @@ def game_class(key: str) -> type[Game]:
     """The aggregate class of a game key, or BadSetup naming the keys there are."""
     cls = GAMES.get(key) if isinstance(key, str) else None
     if cls is None:
-        raise BadSetup(f"unknown game {key!r}; games: {', '.join(GAMES)}")
+        raise BadSetup(N_("unknown game %(key)r; games: %(games)s"), key=key,
+                       games=', '.join(GAMES))
     return cls
 
 
@@ -33,6 +35,9 @@ def available_games() -> list[str]:
 
 
 def describe_events(key: str, records: list[dict[str, Any]], players: list[str],
-                    options: dict[str, Any], *, strict: bool = False) -> list[dict[str, Any]]:
-    """Each event of a game in plain words (and as each player saw it); see domain.core.narration."""
-    return describe(game_class(key), records, players, options, strict=strict)
+                    options: dict[str, Any], *, strict: bool = False,
+                    **language: Any) -> list[dict[str, Any]]:
+    """Each event of a game in plain words (and as each player saw it); see domain.core.narration.
+
+    `language`: the reader's `gettext` and `ngettext` (English without them)."""
+    return describe(game_class(key), records, players, options, strict=strict, **language)

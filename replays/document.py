@@ -51,6 +51,7 @@ from domain.core.chain import (
 )
 from domain.core.clocks import deadline
 from domain.core.game import recorded_authors, recorded_shapes
+from domain.core.words import N_
 from replays.logproof import log_problem
 from service.signing import key_id
 
@@ -492,7 +493,7 @@ def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game
     """A fork's start, as recorded: its setup and the table it carried over. Without its parent
     the table is taken as signed; `check_fork` compares it with the parent's own state."""
     if canonical(forked.get("parent")) != canonical(doc.get("parent")):
-        raise BadSetup("the document's parent is not the one its Forked event records")
+        raise BadSetup(N_("the document's parent is not the one its Forked event records"))
     return cls.forked(setup.get("players"), setup.get("options"), setup.get("deal"),
                       forked.get("table"), forked.get("parent"), seed=setup.get("seed"),
                       salt=setup.get("salt"), bots=setup.get("bots"), clock=setup.get("clock"),

@@ -7,20 +7,24 @@ import sys
 from typing import Any
 
 from domain.core.narration import names
+from domain.core.words import N_, Gettext, english, fill
 
 
-def result_text(scores: dict[str, Any] | None, winners: list[str] | None) -> str:
+def result_text(scores: dict[str, Any] | None, winners: list[str] | None,
+                gettext: Gettext = english) -> str:
     """Scores and winners in words: "scores Ann 45, Ben 0, Cy 33; Ben wins"."""
     if scores is None:
-        return "no result (the rules could not be re-run to the end)"
+        return gettext(N_("no result (the rules could not be re-run to the end)"))
     listed = ", ".join(f"{name} {points}" for name, points in scores.items())
     if not winners:
-        outcome = "no winner"
+        outcome = gettext(N_("no winner"))
     elif len(winners) == 1:
-        outcome = f"{winners[0]} wins"
+        outcome = fill(N_("%(player)s wins"), {"player": winners[0]}, gettext)
     else:
-        outcome = f"{names(winners)} share the win"
-    return f"scores {listed}; {outcome}"
+        outcome = fill(N_("%(players)s share the win"), {"players": names(winners, gettext)},
+                       gettext)
+    return fill(N_("scores %(scores)s; %(outcome)s"), {"scores": listed, "outcome": outcome},
+                gettext)
 
 
 def reader_left() -> None:

@@ -16,6 +16,7 @@ from eventsourcing.application import AggregateNotFoundError, LRUCache, Reposito
 from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer
 from domain.core.chain import HOST_BY, SEAT
 from domain.core.names import seated_form
+from domain.core.words import N_, Term
 from service.errors import Forbidden, GameNotFound, Unauthorized
 from service.invitations import HOST_SEAT, Invitations
 from service.repository import parse_game_id
@@ -50,7 +51,7 @@ class Access:
             if seat is not None:
                 found = (True, None) if seat == HOST_SEAT else (False, seat)
         if found is None:
-            raise Unauthorized("that token is not valid for this game")
+            raise Unauthorized(N_("that token is not valid for this game"))
         is_host, player = found
         if is_host and creds.host_seat is not None:
             # The organiser plays a seat (docs/api.md, host_seat): that seat's eyes, the host's
@@ -68,7 +69,7 @@ class Access:
         try:
             creds = self._repository.get(Credentials.create_id(gid), version=1)
         except AggregateNotFoundError:
-            raise GameNotFound(f"no game {game_id}") from None
+            raise GameNotFound(N_("no game %(game_id)s"), game_id=game_id) from None
         self._credentials.put(gid, creds)
         return creds
 
@@ -115,37 +116,37 @@ def seat_viewer(game: Game, viewer: Viewer, player: str | None, *, public_ok: bo
         if player is None:
             if public_ok:
                 return SPECTATOR
-            raise BadCommand("the host names a seat: add ?player=<name>")
+            raise BadCommand(N_("the host names a seat: add ?player=<name>"))
         if player not in game.players:
-            raise BadCommand(f"{player!r} does not play in this game")
+            raise BadCommand(N_("%(player)r does not play in this game"), player=player)
         return Viewer(player=player)
     if viewer.player is None:
         if public_ok and player is None:
             return SPECTATOR
-        raise Unauthorized("a player's or the host's token is needed")
+        raise Unauthorized(N_("a player's or the host's token is needed"))
     if player is not None and player != viewer.player:
-        raise Forbidden(f"this token sees only {viewer.player}'s seat")
+        raise Forbidden(N_("this token sees only %(player)s's seat"), player=viewer.player)
     return viewer
 
 
 def acting_player(game: Game, viewer: Viewer, named: Any) -> str:
     """The player a command is for: the token's own, or the one the host names (or awaits)."""
     if named is not None and not isinstance(named, str):
-        raise BadCommand("'player' must be a player's name")
+        raise BadCommand(N_("'player' must be a player's name"))
     if named is not None:
         named = seated_form(named)
     if viewer.host:
         if named is None:
             if len(game.to_act) == 1:
                 return game.to_act[0]
-            raise BadCommand("the host acts for a player: add \"player\": \"<name>\"")
+            raise BadCommand(N_('the host acts for a player: add "player": "<name>"'))
         if named not in game.players:
-            raise BadCommand(f"{named!r} does not play in this game")
+            raise BadCommand(N_("%(named)r does not play in this game"), named=named)
         return named
     if viewer.player is None:
-        raise Unauthorized("commands need a player's or the host's token")
+        raise Unauthorized(N_("commands need a player's or the host's token"))
     if named is not None and named != viewer.player:
-        raise Forbidden(f"this token acts only for {viewer.player}")
+        raise Forbidden(N_("this token acts only for %(player)s"), player=viewer.player)
     return viewer.player
 
 
@@ -153,7 +154,7 @@ def seat_named(game: Game, name: Any) -> str:
     """The seat a request names (as seats are named: trimmed, NFC); not_found if none."""
     seat = seated_form(name) if isinstance(name, str) else None
     if seat not in game.players:
-        raise GameNotFound(f"{name!r} has no seat in this game")
+        raise GameNotFound(N_("%(name)r has no seat in this game"), name=name)
     return seat
 
 
@@ -165,8 +166,9 @@ def seat_right(viewer: Viewer, seat: str) -> str:
     if viewer.host or viewer.organiser:
         return HOST_BY
     if viewer.player is not None:
-        raise Forbidden(f"this token hands over or takes back only {viewer.player}'s seat")
-    raise Unauthorized("handing a seat over needs the host's token or the seat's own")
+        raise Forbidden(N_("this token hands over or takes back only %(player)s's seat"),
+                        player=viewer.player)
+    raise Unauthorized(N_("handing a seat over needs the host's token or the seat's own"))
 
 
 def is_host(viewer: Viewer) -> bool:
@@ -179,9 +181,9 @@ def check_host(viewer: Viewer, what: str) -> None:
     if viewer.organiser:
         return
     if viewer.player is not None:
-        raise Forbidden(f"{what} is for the host alone")
+        raise Forbidden(N_("%(what)s is for the host alone"), what=Term(what))
     if not viewer.host:
-        raise Unauthorized(f"{what} needs the host's token")
+        raise Unauthorized(N_("%(what)s needs the host's token"), what=Term(what))
 
 
 def check_replay_open(game: Game, viewer: Viewer, what: str, revealed: bool | None = None
@@ -192,7 +194,9 @@ def check_replay_open(game: Game, viewer: Viewer, what: str, revealed: bool | No
     if viewer.host:
         return
     if not game.finished:
-        raise Forbidden(f"{what} is open to the host, and to everybody once the game is over")
+        raise Forbidden(N_("%(what)s is open to the host, and to everybody once the game is over"),
+                        what=Term(what))
     if not (game.revealed if revealed is None else revealed):
-        raise Forbidden(f"{what} stays sealed: a game forked from this one's secret table is "
-                        "still in play; it opens to everybody once every fork is over")
+        raise Forbidden(N_("%(what)s stays sealed: a game forked from this one's secret table is "
+                           "still in play; it opens to everybody once every fork is over"),
+                        what=Term(what))

@@ -24,6 +24,7 @@ from domain import available_games, game_class
 from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer
 from domain.core.chain import BOT, HOST_BY, SEAT, clone
 from domain.core.names import check_seated_names
+from domain.core.words import N_, Term
 from service import metrics
 from service.access import Access, acting_player, check_host, is_host, seat_named, seat_right
 from service.arbiter import Annotations, Arbiter
@@ -257,7 +258,7 @@ class Games(SaveHooks):
         try:
             self.save(aggregate, creds, *seats, *clocked, *also)
         except IntegrityError:
-            raise Conflict("another write was stored first; try again") from None
+            raise Conflict(N_("another write was stored first; try again")) from None
         self.access.remember_bots(aggregate.id, bots)
         return NewGame(aggregate.id, host, player_tokens,
                        self.reads.view_of(aggregate, SPECTATOR, None))
@@ -324,8 +325,9 @@ class Games(SaveHooks):
         try:
             player = acting_player(game, viewer, named)
             if expected_version is not None and expected_version != game.version:
-                raise Conflict(f"expected version {expected_version}, the game is at "
-                               f"{game.version}")
+                raise Conflict(N_("expected version %(expected_version)s, the game is at "
+                                  "%(version)s"), expected_version=expected_version,
+                               version=game.version)
             sender = self._sender(game, viewer, player, by)
             game.execute(player, command, by=sender)
         except (GameError, ServiceError) as refused:
@@ -346,10 +348,11 @@ class Games(SaveHooks):
 
     def abort(self, game_id: str | UUID, viewer: Viewer, reason: str) -> dict[str, Any]:
         """The host stops a game in progress (GameAborted); answers the public view."""
-        check_host(viewer, "aborting a game")
+        check_host(viewer, N_("aborting a game"))
         game = self.repository.game(game_id, for_update=True)
         if game.finished:
-            raise Conflict(f"the game is already {game.status}")
+            raise Conflict(N_("the game is already %(status)s"),
+                           status=Term(game.status.replace("_", " ")))
         game.abort(reason)
         self._save_and_share(game)
         return self.reads.view_of(game, SPECTATOR, None)
@@ -360,7 +363,8 @@ class Games(SaveHooks):
         for any seat, a player for their own (SeatHanded); answers the public view. Asking for
         what already is stores nothing."""
         if bot is not None and bot not in BOT_KINDS:
-            raise BadCommand(f"{bot!r} is not a bot (bots: {', '.join(BOT_KINDS)})")
+            raise BadCommand(N_("%(bot)r is not a bot (bots: %(bot_kinds)s)"), bot=bot,
+                             bot_kinds=', '.join(BOT_KINDS))
         for attempt in range(RACE_ATTEMPTS):
             game = self.repository.game(game_id, for_update=True)
             seat = seat_named(game, player)
@@ -384,9 +388,9 @@ class Games(SaveHooks):
         id and, when this call made it, its creation (fresh tokens)."""
         game = self.repository.game(game_id)
         if viewer.player is None and not viewer.host:
-            raise Unauthorized("a rematch is asked for with the host's token or a seat's")
+            raise Unauthorized(N_("a rematch is asked for with the host's token or a seat's"))
         if not game.finished:
-            raise Conflict("a rematch follows a game that is over")
+            raise Conflict(N_("a rematch follows a game that is over"))
         found = self.reads.rematch_of(game.id)
         if found is not None:
             return found, None
@@ -437,7 +441,7 @@ class Games(SaveHooks):
                     # store (PostgreSQL lost writes it had shown, see service/postgres.py). The
                     # command runs again on the game read afresh.
                     self.repository.forget(game.id)
-                raise Conflict("another command was stored first; reload and try again") from None
+                raise Conflict(N_("another command was stored first; reload and try again")) from None
             if self.repository.cache is not None:
                 # The saved copy is what the store now holds and nothing changes it any more:
                 # the cache keeps it, so the next command skips a copy and a fast-forward

@@ -26,6 +26,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
 from domain.core import BadCommand, Game, Viewer, record_hash
+from domain.core.words import N_
 from service.access import check_host, check_replay_open
 from service.errors import Conflict
 from service.repository import GameRepository, parse_game_id
@@ -56,9 +57,11 @@ class Annotations(Aggregate):
         """Add one annotation about the step `version` (whose event hash is `event_hash`)."""
         text, kind = check_text(text), "note" if kind is None else kind
         if kind not in KINDS:
-            raise BadCommand(f"kind is one of {', '.join(KINDS)}, not {kind!r}")
+            raise BadCommand(N_("kind is one of %(kinds)s, not %(kind)r"), kinds=', '.join(KINDS),
+                             kind=kind)
         if len(self.records) >= MAX_ANNOTATIONS:
-            raise BadCommand(f"a game takes at most {MAX_ANNOTATIONS} annotations")
+            raise BadCommand(N_("a game takes at most %(max_annotations)s annotations"),
+                             max_annotations=MAX_ANNOTATIONS)
         record = {"id": secrets.token_hex(8), "version": version, "kind": kind, "text": text,
                   "author": AUTHOR, "timestamp": datetime.now(UTC).isoformat(),
                   "event_hash": event_hash, "prev_hash": self.head}
@@ -86,11 +89,12 @@ class Annotations(Aggregate):
 def check_text(text: Any) -> str:
     """An annotation's text: non-empty, bounded, printable."""
     if not isinstance(text, str) or not text.strip():
-        raise BadCommand("an annotation needs a text")
+        raise BadCommand(N_("an annotation needs a text"))
     if len(text) > MAX_TEXT:
-        raise BadCommand(f"an annotation has at most {MAX_TEXT} characters")
+        raise BadCommand(N_("an annotation has at most %(max_text)s characters"), max_text=MAX_TEXT)
     if any(ord(c) < 32 and c not in "\n\t" for c in text):
-        raise BadCommand("an annotation's text has no control characters but new lines and tabs")
+        raise BadCommand(N_("an annotation's text has no control characters but new lines and "
+                            "tabs"))
     return text
 
 
@@ -135,7 +139,7 @@ class Arbiter:
                  kind: Any = None) -> dict[str, Any]:
         """The host (the arbiter) attaches a note or a ruling to step `version` of a game."""
         game = self._repository.game(game_id)
-        check_host(viewer, "annotating a game")
+        check_host(viewer, N_("annotating a game"))
         step = check_step(game, version)
         try:
             desk = self._repository.get(Annotations.create_id(game.id))
@@ -145,7 +149,7 @@ class Arbiter:
         try:
             self._save(desk)
         except IntegrityError:
-            raise Conflict("another annotation was stored first; try again") from None
+            raise Conflict(N_("another annotation was stored first; try again")) from None
         return shown(record)
 
     def annotation_records(self, game: Game) -> list[dict[str, Any]]:
@@ -158,7 +162,7 @@ class Arbiter:
     def annotations(self, game_id: str | UUID, viewer: Viewer) -> list[dict[str, Any]]:
         """The annotations, for whoever may replay the game (the host, everybody once over)."""
         game = self._repository.game(game_id)
-        check_replay_open(game, viewer, "the annotations", self._seals.revealed(game))
+        check_replay_open(game, viewer, N_("the annotations"), self._seals.revealed(game))
         return [shown(r) for r in self.annotation_records(game)]
 
     def fork(self, game_id: str | UUID, viewer: Viewer, at: Any) -> Any:
@@ -169,7 +173,7 @@ class Arbiter:
         over (service.seals). A fork of a game whose record is public is an analysis fork; one
         of a sealed game joins its family. The fork keeps the parent's bot seats and clock.
         """
-        check_host(viewer, "forking a game")
+        check_host(viewer, N_("forking a game"))
         parent = self._repository.game(game_id, for_update=True)
         step = check_step(parent, at)
         self._check_between_moves(parent, step)
@@ -222,9 +226,9 @@ class Arbiter:
         if step < len(types) and types[step] not in moves:
             # types[i] is event i + 1's: the last move begun before `step` began at its version
             before = max((v for v, t in enumerate(types[:step]) if t in moves), default=0)
-            raise BadCommand(f"event {step} is in the middle of a move (event {step + 1} "
-                             f"completes it): a fork begins between moves, e.g. after event "
-                             f"{before}")
+            raise BadCommand(N_("event %(step)s is in the middle of a move (event %(next)s "
+                                "completes it): a fork begins between moves, e.g. after event "
+                                "%(before)s"), step=step, next=step + 1, before=before)
 
     def _event_hash(self, game: Game, version: int) -> str:
         """The hash of a game's event `version`; the seed commitment for the setup (0)."""
@@ -239,7 +243,8 @@ class Arbiter:
 def check_step(game: Game, version: Any) -> int:
     """A step of a game named by a request: a whole number in 0..its version."""
     if not isinstance(version, int) or isinstance(version, bool):
-        raise BadCommand("a step is a whole number (an event's version)")
+        raise BadCommand(N_("a step is a whole number (an event's version)"))
     if not 0 <= version <= game.version:
-        raise BadCommand(f"step {version} is outside 0..{game.version}")
+        raise BadCommand(N_("step %(version)s is outside 0..%(last)s"), version=version,
+                         last=game.version)
     return version

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from domain.core.words import Said
 
-class ServiceError(Exception):
-    """Base of the service's own errors."""
+
+class ServiceError(Said, Exception):
+    """Base of the service's own errors: a marked message and its parameters (domain.core.words)."""
 
 
 class GameNotFound(ServiceError):

@@ -15,6 +15,7 @@ from typing import Any
 from domain.core import BadCommand, Game
 from domain.core.eventfilter import concerns
 from domain.core.names import seated_form
+from domain.core.words import N_
 
 MAX_TYPES = 50  # event types one filter names (no game has half as many)
 
@@ -33,9 +34,10 @@ class LogFilter:
         if types is not None:
             wanted = frozenset(t.strip() for t in types.split(",") if t.strip())
             if not wanted:
-                raise BadCommand("type names at least one event type")
+                raise BadCommand(N_("type names at least one event type"))
             if len(wanted) > MAX_TYPES:
-                raise BadCommand(f"type names at most {MAX_TYPES} event types")
+                raise BadCommand(N_("type names at most %(max_types)s event types"),
+                                 max_types=MAX_TYPES)
         if player is None and wanted is None:
             return None
         return cls(None if player is None else seated_form(player), wanted)
@@ -43,13 +45,14 @@ class LogFilter:
     def check(self, game: Game) -> None:
         """A player who does not play here, or an event type this game never records: 400."""
         if self.player is not None and self.player not in game.players:
-            raise BadCommand(f"{self.player!r} does not play in this game")
+            raise BadCommand(N_("%(player)r does not play in this game"), player=self.player)
         if self.types is not None:
             known = game.event_types()
             unknown = sorted(self.types.difference(known))
             if unknown:
-                raise BadCommand(f"{game.KEY} has no event type {', '.join(map(repr, unknown))}; "
-                                 f"its event types are {', '.join(known)}")
+                raise BadCommand(N_("%(key)s has no event type %(unknown)s; its event types are "
+                                    "%(known)s"), key=game.KEY,
+                                 unknown=', '.join(map(repr, unknown)), known=', '.join(known))
 
     def keeps_type(self, event_type: str) -> bool:
         """Whether the type filter lets this type through."""

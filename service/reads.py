@@ -18,6 +18,7 @@ from domain.core import SPECTATOR, Game, Viewer, event_record
 from domain.core.clocks import clocks_at
 from domain.core.narration import tell
 from domain.core.visibility import sees_everything
+from domain.core.words import N_
 from service.access import Access, check_replay_open, seat_viewer
 from service.errors import GameNotFound
 from service.live import Live
@@ -155,23 +156,24 @@ class Reads:
             if len(stored) < EVENTS_PAGE_MAX:
                 return page, None
 
-    def narration(self, game_id: str | UUID, viewer: Viewer, after: int = 0
-                  ) -> list[dict[str, Any]]:
+    def narration(self, game_id: str | UUID, viewer: Viewer, after: int = 0,
+                  **language: Any) -> list[dict[str, Any]]:
         """The log in plain words as the viewer may see it, the events after `after`.
 
         Told from the viewer's redacted log, walked from the start (texts need context), so a
-        seat's page never reads in words what it could not read in the log.
+        seat's page never reads in words what it could not read in the log. `language`: the
+        reader's `gettext` and `ngettext` (domain.core.narration).
         """
         game = self._repository.game(game_id)
         shown = [shown_event(game, e, viewer) for e in self._repository.event_store.get(game.id)]
-        told = tell(type(game), shown, list(game.players), dict(game.options))
+        told = tell(type(game), shown, list(game.players), dict(game.options), **language)
         return [item for item in told if item["version"] > after]
 
     def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
         """Every event of a game, unredacted, with its chain links (export, audit)."""
         return self.records_of(self._repository.game(game_id))
 
-    def replay_records(self, game_id: str | UUID, viewer: Viewer, what: str = "a replay"
+    def replay_records(self, game_id: str | UUID, viewer: Viewer, what: str = N_("a replay")
                        ) -> tuple[Game, list[dict[str, Any]]]:
         """The game and its whole unredacted log, for whoever may replay it (export, viewer)."""
         game = self._repository.game(game_id)
@@ -185,9 +187,10 @@ class Reads:
     def replay(self, game_id: str | UUID, viewer: Viewer, n: int) -> dict[str, Any]:
         """The full state after the first n events, with the n-th event (host, or once finished)."""
         game = self._repository.game(game_id)
-        check_replay_open(game, viewer, "a replay", self.seals.revealed(game))
+        check_replay_open(game, viewer, N_("a replay"), self.seals.revealed(game))
         if not 0 <= n <= game.version:
-            raise GameNotFound(f"step {n} is outside 0..{game.version}")
+            raise GameNotFound(N_("step %(n)s is outside 0..%(version)s"), n=n,
+                               version=game.version)
         if n == 0:
             return {"version": 0, "of": game.version, "event": None, "state": None, "view": None}
         at = game if n == game.version else self._repository.game(game.id, version=n)

@@ -15,6 +15,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, ProjectorFunction, Repository
 
 from domain.core import Game
+from domain.core.words import N_
 from service.errors import GameNotFound
 from service.internals import reconstruct
 
@@ -26,7 +27,7 @@ def parse_game_id(game_id: str | UUID) -> UUID:
     try:
         return UUID(str(game_id))
     except ValueError:
-        raise GameNotFound(f"no game {game_id!r}") from None
+        raise GameNotFound(N_("no game %(game_id)r"), game_id=game_id) from None
 
 
 # Values a game shares with its copies: nothing changes them in place. Pickling them is most of
@@ -155,7 +156,7 @@ class GameRepository(Repository):
             else:
                 game = self.get(gid, deepcopy_from_cache=for_update, trust=trust)
         except AggregateNotFoundError:
-            raise GameNotFound(f"no game {game_id}") from None
+            raise GameNotFound(N_("no game %(game_id)s"), game_id=game_id) from None
         if not isinstance(game, Game):
-            raise GameNotFound(f"no game {game_id}")
+            raise GameNotFound(N_("no game %(game_id)s"), game_id=game_id)
         return game

@@ -17,6 +17,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import get_topic
 
 from domain.core import BadSetup
+from domain.core.words import N_
 
 # The bots a seat may be given (docs/api.md, POST /games); every game has both (tests/bots).
 BOT_KINDS = ("heuristic", "random")
@@ -61,18 +62,19 @@ def check_bots(bots: Any, requested: list[str], seated: list[str]) -> dict[str, 
     if bots is None:
         return {}
     if not isinstance(bots, Mapping):
-        raise BadSetup("bots must be an object: {player name: bot}")
+        raise BadSetup(N_("bots must be an object: {player name: bot}"))
     by_name = dict(zip(requested, seated, strict=True))
     by_name.update({name: name for name in seated})
     found: dict[str, str] = {}
     for name, kind in bots.items():
         seat = by_name.get(name) if isinstance(name, str) else None
         if seat is None:
-            raise BadSetup(f"bots: {name!r} does not play in this game")
+            raise BadSetup(N_("bots: %(name)r does not play in this game"), name=name)
         if kind not in BOT_KINDS:
-            raise BadSetup(f"bots: {kind!r} is not a bot (bots: {', '.join(BOT_KINDS)})")
+            raise BadSetup(N_("bots: %(kind)r is not a bot (bots: %(bot_kinds)s)"), kind=kind,
+                           bot_kinds=', '.join(BOT_KINDS))
         if seat in found:
-            raise BadSetup(f"bots: {seat!r} is named twice")
+            raise BadSetup(N_("bots: %(seat)r is named twice"), seat=seat)
         found[seat] = kind
     return {name: found[name] for name in seated if name in found}  # in seat order
 
@@ -87,9 +89,9 @@ def check_host_seat(host_seat: Any, requested: list[str], seated: list[str],
     by_name.update({name: name for name in seated})
     seat = by_name.get(host_seat) if isinstance(host_seat, str) else None
     if seat is None:
-        raise BadSetup(f"host_seat: {host_seat!r} does not play in this game")
+        raise BadSetup(N_("host_seat: %(host_seat)r does not play in this game"), host_seat=host_seat)
     if seat in bots:
-        raise BadSetup(f"host_seat: {seat!r} is a bot's seat")
+        raise BadSetup(N_("host_seat: %(seat)r is a bot's seat"), seat=seat)
     return seat
 
 

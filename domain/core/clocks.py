@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from domain.core.errors import BadSetup
+from domain.core.words import N_
 
 BANK_MAX = 7 * 24 * 3600  # seconds: a correspondence game's week
 INCREMENT_MAX = 24 * 3600
@@ -26,13 +27,14 @@ def check_clock(clock: Any) -> dict[str, float] | None:
     if clock is None:
         return None
     if not isinstance(clock, dict) or set(clock) != {"bank", "increment"}:
-        raise BadSetup('clock must be {"bank": seconds, "increment": seconds}')
+        raise BadSetup(N_('clock must be {"bank": seconds, "increment": seconds}'))
     for name, low, high in (("bank", 1, BANK_MAX), ("increment", 0, INCREMENT_MAX)):
         value = clock[name]
         if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-            raise BadSetup(f"clock {name} must be a number of seconds")
+            raise BadSetup(N_("clock %(name)s must be a number of seconds"), name=name)
         if not low <= value <= high:
-            raise BadSetup(f"clock {name} must be from {low} to {high} seconds")
+            raise BadSetup(N_("clock %(name)s must be from %(low)s to %(high)s seconds"), name=name,
+                           low=low, high=high)
     return {"bank": clock["bank"], "increment": clock["increment"]}
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from domain.core.words import Said, fill
 
-class GameError(Exception):
+
+class GameError(Said, Exception):
     """Base class of everything the rules refuse or cannot read."""
 
 
@@ -20,10 +22,14 @@ class Refusal(GameError):
 
     code = "illegal_move"
 
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, rule: str, message: str, /, **params: object) -> None:
+        super().__init__(message, **params)
         self.rule = rule
-        self.message = message
+
+    @property
+    def message(self) -> str:
+        """The refusal's sentence in English."""
+        return fill(self.template, self.params)
 
     def __str__(self) -> str:
         return f"{self.message} ({self.rule})"

@@ -46,6 +46,7 @@ from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotY
 from domain.core.names import check_recorded_names, seat_names
 from domain.core.narration import Narrator
 from domain.core.visibility import Viewer, redact_event_data, sees_everything
+from domain.core.words import N_, Term
 
 MAX_ABORT_REASON = 500  # characters of the reason a host gives for aborting a game
 SEED_MAX_LENGTH = 200  # characters of a string seed
@@ -194,12 +195,14 @@ class Option:
             return None
         if self.choices:
             if value not in self.choices:
-                raise BadSetup(f"option {name!r} must be one of {', '.join(self.choices)}")
+                raise BadSetup(N_("option %(name)r must be one of %(choices)s"), name=name,
+                               choices=', '.join(self.choices))
             return value
         if not isinstance(value, int) or isinstance(value, bool):
-            raise BadSetup(f"option {name!r} must be a whole number")
+            raise BadSetup(N_("option %(name)r must be a whole number"), name=name)
         if not self.low <= value <= self.high:
-            raise BadSetup(f"option {name!r} must be from {self.low} to {self.high}")
+            raise BadSetup(N_("option %(name)r must be from %(low)s to %(high)s"), name=name,
+                           low=self.low, high=self.high)
         return value
 
 
@@ -218,14 +221,15 @@ class Param:
         """The checked value, or BadCommand with a sentence."""
         if self.kind is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise BadCommand(f"field {name!r} must be a list of card codes")
+                raise BadCommand(N_("field %(name)r must be a list of card codes"), name=name)
             if len(value) > self.LIST_MAX:
-                raise BadCommand(f"field {name!r} is too long")
+                raise BadCommand(N_("field %(name)r is too long"), name=name)
             return list(value)
         if not isinstance(value, str):
-            raise BadCommand(f"field {name!r} must be a string")
+            raise BadCommand(N_("field %(name)r must be a string"), name=name)
         if self.choices and value not in self.choices:
-            raise BadCommand(f"field {name!r} must be one of {', '.join(self.choices)}")
+            raise BadCommand(N_("field %(name)r must be one of %(choices)s"), name=name,
+                             choices=', '.join(self.choices))
         return value
 
 
@@ -252,13 +256,15 @@ class Command:
         """The command's fields, checked; unknown and missing fields are refused."""
         if not command.keys() <= self.params.keys() | {"type"}:
             unknown = sorted(set(command) - set(self.params) - {"type"})
-            raise BadCommand(f"command {type_!r} has no field {', '.join(map(repr, unknown))}")
+            raise BadCommand(N_("command %(type_)r has no field %(unknown)s"), type_=type_,
+                             unknown=', '.join(map(repr, unknown)))
         fields = {}
         for name, param in self.params.items():
             if name in command:
                 fields[name] = param.read(name, command[name])
             elif param.required:
-                raise BadCommand(f"command {type_!r} needs the field {name!r}")
+                raise BadCommand(N_("command %(type_)r needs the field %(name)r"), type_=type_,
+                                 name=name)
         return fields
 
 
@@ -274,11 +280,13 @@ def check_seed(seed: Any) -> None:
     """A seed is a whole number of at most SEED_MAX_BITS or a string of 1 to SEED_MAX_LENGTH
     characters: every way a game is started (created, imported, verified) checks it here."""
     if isinstance(seed, bool) or not isinstance(seed, int | str) or str(seed) == "":
-        raise BadSetup("seed must be a whole number or a non-empty string")
+        raise BadSetup(N_("seed must be a whole number or a non-empty string"))
     if isinstance(seed, str) and len(seed) > SEED_MAX_LENGTH:
-        raise BadSetup(f"a string seed has at most {SEED_MAX_LENGTH} characters")
+        raise BadSetup(N_("a string seed has at most %(seed_max_length)s characters"),
+                       seed_max_length=SEED_MAX_LENGTH)
     if isinstance(seed, int) and abs(seed) >= 1 << SEED_MAX_BITS:
-        raise BadSetup(f"a numeric seed has at most {SEED_MAX_BITS} bits")
+        raise BadSetup(N_("a numeric seed has at most %(seed_max_bits)s bits"),
+                       seed_max_bits=SEED_MAX_BITS)
 
 
 def check_bot_seats(bots: Any, players: list[str]) -> dict[str, str]:
@@ -289,14 +297,14 @@ def check_bot_seats(bots: Any, players: list[str]) -> dict[str, str]:
     if not isinstance(bots, dict) or not all(
             p in players and isinstance(kind, str) and 0 < len(kind) <= 20
             for p, kind in bots.items()):
-        raise BadSetup("bots must name seats of this game, each with a bot")
+        raise BadSetup(N_("bots must name seats of this game, each with a bot"))
     return {p: bots[p] for p in players if p in bots}
 
 
 def check_salt(salt: Any) -> None:
     """A salt is 64 lowercase hex digits, or absent (a replay document of format 1)."""
     if salt is not None and not is_salt(salt):
-        raise BadSetup("salt must be 64 lowercase hex digits")
+        raise BadSetup(N_("salt must be 64 lowercase hex digits"))
 
 
 # Reaches into eventsourcing's internals (this fast path, Game._create, Game._trigger_exact,
@@ -473,7 +481,7 @@ class Game(Aggregate):
         bots = check_bot_seats(bots, players)
         if deal is not None:
             if not isinstance(deal, dict):
-                raise BadSetup("deal must be an object")
+                raise BadSetup(N_("deal must be an object"))
             deal = cls.check_deal(players, options, deal)
         game = cls(
             players=players,
@@ -493,22 +501,23 @@ class Game(Aggregate):
         """Seats in creation order: names by the rule (domain.core.names), a count the game
         allows."""
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise BadSetup("players must be a list of names")
+            raise BadSetup(N_("players must be a list of names"))
         if not cls.MIN_PLAYERS <= len(players) <= cls.MAX_PLAYERS:
-            raise BadSetup(
-                f"{cls.KEY} is for {cls.MIN_PLAYERS} to {cls.MAX_PLAYERS} players, not {len(players)}"
-            )
+            raise BadSetup(N_("%(key)s is for %(min_players)s to %(max_players)s players, not "
+                              "%(n_players)s"), key=cls.KEY, min_players=cls.MIN_PLAYERS,
+                           max_players=cls.MAX_PLAYERS, n_players=len(players))
         return check_recorded_names(players) if recorded else seat_names(players)
 
     @classmethod
     def check_options(cls, options: Any, player_count: int) -> dict[str, Any]:
         """Every option filled in: given values checked, the rest defaulted."""
         if not isinstance(options, dict):
-            raise BadSetup("options must be an object")
+            raise BadSetup(N_("options must be an object"))
         unknown = sorted(set(options) - set(cls.OPTIONS))
         if unknown:
             known = ", ".join(cls.OPTIONS) or "none"
-            raise BadSetup(f"{cls.KEY} has no option {', '.join(unknown)} (options: {known})")
+            raise BadSetup(N_("%(key)s has no option %(unknown)s (options: %(known)s)"),
+                           key=cls.KEY, unknown=', '.join(unknown), known=known)
         return {
             name: opt.read(name, options[name]) if name in options else opt.default
             for name, opt in cls.OPTIONS.items()
@@ -517,7 +526,7 @@ class Game(Aggregate):
     @classmethod
     def check_deal(cls, players: list[str], options: dict[str, Any], deal: dict) -> dict:
         """A stacked deal, checked; games that accept one override this."""
-        raise BadSetup(f"{cls.KEY} takes no stacked deal")
+        raise BadSetup(N_("%(key)s takes no stacked deal"), key=cls.KEY)
 
     # -- the hash chain -------------------------------------------------------------------
 
@@ -668,8 +677,8 @@ class Game(Aggregate):
         sealed family the fork joins (its table is not public), None for an analysis fork.
         """
         if at.finished or not at.to_act:
-            raise BadSetup(f"after event {parent['version']} nobody is awaited: a fork continues "
-                           "a game where a player is to act")
+            raise BadSetup(N_("after event %(version)s nobody is awaited: a fork continues a "
+                              "game where a player is to act"), version=parent['version'])
         return cls.forked(list(at.players), dict(at.options), clone(at.deal), at.table_state(),
                           parent, seed=seed, salt=salt,
                           bots=dict(at.bots) if bots is None else bots,
@@ -691,13 +700,14 @@ class Game(Aggregate):
         bots = check_bot_seats(bots, players)
         clock = clocks.check_clock(clock)
         if not isinstance(table, dict) or not isinstance(parent, dict):
-            raise BadSetup("a fork carries its parent's table and a link to its parent")
+            raise BadSetup(N_("a fork carries its parent's table and a link to its parent"))
         if family is not None and not isinstance(family, str):
-            raise BadSetup("a fork's family is the id of a game")
+            raise BadSetup(N_("a fork's family is the id of a game"))
         foreign = [k for k in table if not isinstance(k, str) or k.startswith("_")
                    or k in cls.RECORD_FIELDS]
         if foreign:
-            raise BadSetup(f"a fork's table holds the game's state, not {foreign[0]!r}")
+            raise BadSetup(N_("a fork's table holds the game's state, not %(foreign)r"),
+                           foreign=foreign[0])
         game = cls(players=list(players), options=dict(options), seed=seed,
                    seed_commitment=seed_commitment(seed, salt), deal=clone(deal), salt=salt,
                    bots=bots, clock=clock)
@@ -721,22 +731,23 @@ class Game(Aggregate):
         """Run one command for `player`, sent `by` its seat, the host or a bot: check its shape
         and turn, then the game's rulings."""
         if player not in self.players:
-            raise BadCommand(f"{player!r} does not play in this game")
+            raise BadCommand(N_("%(player)r does not play in this game"), player=player)
         if not isinstance(command, dict):
-            raise BadCommand("a command is an object with a 'type'")
+            raise BadCommand(N_("a command is an object with a 'type'"))
         type_ = command.get("type")
         spec = self.COMMANDS.get(type_) if isinstance(type_, str) else None
         if spec is None:
-            raise BadCommand(f"{self.KEY} has no command {type_!r} (known: {', '.join(self.COMMANDS)})")
+            raise BadCommand(N_("%(key)s has no command %(type_)r (known: %(commands)s)"),
+                             key=self.KEY, type_=type_, commands=', '.join(self.COMMANDS))
         fields = spec.read(type_, command)
         if self.aborted:
-            raise Aborted("the host aborted this game; it accepts no more commands")
+            raise Aborted(N_("the host aborted this game; it accepts no more commands"))
         if self.finished:
             raise self.end_refusal()
         if player not in self.to_act:
             raise self.turn_refusal(player)
         if by == BOT and not self.bot_may_play(player):
-            raise BadCommand(f"{player!r} is not a seat the server's bot plays")
+            raise BadCommand(N_("%(player)r is not a seat the server's bot plays"), player=player)
         with acting(by):
             getattr(self, spec.method)(player, **fields)
 
@@ -774,17 +785,18 @@ class Game(Aggregate):
         were, and it counts in no statistics.
         """
         if not isinstance(reason, str) or not reason.strip():
-            raise BadCommand("an abort needs a reason: a non-empty text")
+            raise BadCommand(N_("an abort needs a reason: a non-empty text"))
         if len(reason) > MAX_ABORT_REASON:
-            raise BadCommand(f"the reason has at most {MAX_ABORT_REASON} characters")
+            raise BadCommand(N_("the reason has at most %(max_abort_reason)s characters"),
+                             max_abort_reason=MAX_ABORT_REASON)
         if self.aborted:
-            raise Aborted("the game is already aborted")
+            raise Aborted(N_("the game is already aborted"))
         if self.finished:
             raise self.end_refusal()
         fields: dict[str, Any] = {"reason": reason}
         if fork is not None:  # a plain abort records none, as every abort did before
             if not isinstance(fork, dict) or not isinstance(fork.get("game_id"), str):
-                raise BadCommand("the fork that stops a game is {game_id, version}")
+                raise BadCommand(N_("the fork that stops a game is {game_id, version}"))
             fields["fork"] = dict(fork)
         with acting(HOST_BY):  # only the host aborts
             self._trigger_exact(Game.GameAborted, fields)
@@ -804,9 +816,9 @@ class Game(Aggregate):
         The service checks the bot's kind and who may ask; here the seat and the game's state.
         """
         if player not in self.players:
-            raise BadCommand(f"{player!r} does not play in this game")
+            raise BadCommand(N_("%(player)r does not play in this game"), player=player)
         if bot is not None and not isinstance(bot, str):
-            raise BadCommand("a seat is handed to a bot by its kind, or back with null")
+            raise BadCommand(N_("a seat is handed to a bot by its kind, or back with null"))
         self.check_in_play()
         with acting(by):
             self._seat_handed(player=player, bot=bot)
@@ -819,16 +831,17 @@ class Game(Aggregate):
         """Record that `player`'s clock ran out (`now`: the time it is stored at): never before
         its deadline, so that verification, with the stored timestamps, finds the same."""
         if player not in self.players:
-            raise BadCommand(f"{player!r} does not play in this game")
+            raise BadCommand(N_("%(player)r does not play in this game"), player=player)
         self.check_in_play()
         if player in self.expired:
-            raise BadCommand(f"{player}'s clock has already run out; the bot moves for them")
+            raise BadCommand(N_("%(player)s's clock has already run out; the bot moves for them"),
+                             player=player)
         due = clocks.deadline(self, player)
         if due is None:
-            raise BadCommand(f"{player}'s clock is not running")
+            raise BadCommand(N_("%(player)s's clock is not running"), player=player)
         if now < due:
-            raise BadCommand(f"{player}'s clock runs until {due.isoformat()}, not out at "
-                             f"{now.isoformat()}")
+            raise BadCommand(N_("%(player)s's clock runs until %(due)s, not out at %(now)s"),
+                             player=player, due=due.isoformat(), now=now.isoformat())
         with acting(CLOCK):  # the server, when the clock ran out
             self._clock_expired(player=player)
 
@@ -839,7 +852,7 @@ class Game(Aggregate):
     def check_in_play(self) -> None:
         """Refuse what only a game in progress takes (aborted: Aborted; over: the end's ruling)."""
         if self.aborted:
-            raise Aborted("the host aborted this game; it accepts no more commands")
+            raise Aborted(N_("the host aborted this game; it accepts no more commands"))
         if self.finished:
             raise self.end_refusal()
 
@@ -849,12 +862,14 @@ class Game(Aggregate):
 
     def end_refusal(self) -> GameFinished:
         """Why no command is taken any more; a game may cite the ruling that ended it."""
-        return GameFinished(self.END_RULE or self.TURN_RULE, "The game is over; no more commands.")
+        return GameFinished(self.END_RULE or self.TURN_RULE, N_("The game is over; no more "
+                                                                "commands."))
 
     def turn_refusal(self, player: str) -> NotYourTurn:
         """Why `player` may not act now; a game may cite a more precise ruling."""
-        waiting = ", ".join(self.to_act) or "nobody"
-        return NotYourTurn(self.TURN_RULE, f"It is not {player}'s turn; waiting for {waiting}.")
+        waiting = ", ".join(self.to_act) or Term(N_("nobody"))
+        return NotYourTurn(self.TURN_RULE, N_("It is not %(player)s's turn; waiting for "
+                                              "%(waiting)s."), player=player, waiting=waiting)
 
     def legal_moves(self, player: str) -> list[dict[str, Any]]:
         """Every command the rules allow `player` now, each once; empty if not their turn.

@@ -13,6 +13,7 @@ import unicodedata
 from typing import Any
 
 from domain.core.errors import BadSetup
+from domain.core.words import N_
 
 MAX_NAME_LENGTH = 40
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
@@ -29,27 +30,29 @@ def seated_form(name: str) -> str:
 def seat_name(name: Any) -> str:
     """A name as the rule seats it (trimmed, NFC); BadSetup saying what is wrong with it."""
     if not isinstance(name, str):
-        raise BadSetup("players must be a list of names")
+        raise BadSetup(N_("players must be a list of names"))
     trimmed = name.strip()  # Unicode whitespace at either end, controls such as TAB included
     for char in trimmed:
         if unicodedata.category(char) in REFUSED_CATEGORIES:
-            raise BadSetup(f"player names may not hold control or format characters "
-                           f"(U+{ord(char):04X} in {name!r})")
+            raise BadSetup(N_("player names may not hold control or format characters "
+                              "(U+%(code)s in %(name)r)"), code=f"{ord(char):04X}", name=name)
     seated = seated_form(trimmed)
     if not 1 <= len(seated) <= MAX_NAME_LENGTH:
-        raise BadSetup(f"player names must be 1 to {MAX_NAME_LENGTH} characters once trimmed")
+        raise BadSetup(N_("player names must be 1 to %(max_name_length)s characters once trimmed"),
+                       max_name_length=MAX_NAME_LENGTH)
     return seated
 
 
 def seat_names(players: Any) -> list[str]:
     """Every name seated by the rule, none equal to another after casefold()."""
     if not isinstance(players, list):
-        raise BadSetup("players must be a list of names")
+        raise BadSetup(N_("players must be a list of names"))
     seated = [seat_name(p) for p in players]
     folded = [name.casefold() for name in seated]
     if len(set(folded)) != len(folded):
         twins = sorted({n for n, f in zip(seated, folded, strict=True) if folded.count(f) > 1})
-        raise BadSetup(f"player names must be distinct, also after casefold(): {', '.join(twins)}")
+        raise BadSetup(N_("player names must be distinct, also after casefold(): %(twins)s"),
+                       twins=', '.join(twins))
     return seated
 
 
@@ -57,12 +60,13 @@ def check_recorded_names(players: Any) -> list[str]:
     """Names as a replay document recorded them, checked by the rule of their day (format 1:
     1-40 characters without ASCII controls, distinct): an old game keeps verifying."""
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise BadSetup("players must be a list of names")
+        raise BadSetup(N_("players must be a list of names"))
     for name in players:
         if not name.strip() or len(name) > MAX_NAME_LENGTH or not _RECORDED.match(name):
-            raise BadSetup(f"player names must be 1 to {MAX_NAME_LENGTH} printable characters")
+            raise BadSetup(N_("player names must be 1 to %(max_name_length)s printable characters"),
+                           max_name_length=MAX_NAME_LENGTH)
     if len(set(players)) != len(players):
-        raise BadSetup("player names must be distinct")
+        raise BadSetup(N_("player names must be distinct"))
     return list(players)
 
 
@@ -70,5 +74,5 @@ def check_seated_names(players: list[str]) -> None:
     """Names a game is about to be stored with already follow the rule (an import: its seats
     are the recorded ones, so a name the rule would change or refuse is refused)."""
     if seat_names(players) != players:
-        raise BadSetup("the document seats names the rule does not allow now (trimmed, NFC, "
-                       "no control or format characters, distinct after casefold())")
+        raise BadSetup(N_("the document seats names the rule does not allow now (trimmed, NFC, "
+                          "no control or format characters, distinct after casefold())"))

@@ -1,8 +1,10 @@
 """Plain words for every event: one small narrator per game, on this shared base.
 
 Texts are written for people stepping through a replay (the web viewer serves them with the
-page). A player's perspective gets each event described as that player saw it then: the data goes
-through the domain's own redaction (`redact_event_data`), so no narrator invents a rule about
+page), in the reader's language: a narrator is given the reader's `gettext` and `ngettext`
+(English when none is given) and says every sentence through `self._` and `self.ngettext`, whose
+templates Babel extracts into the catalogs (docs/translating.md). A player's perspective gets
+each event described as that player saw it then: the data goes through the domain's own redaction (`redact_event_data`), so no narrator invents a rule about
 what is secret. Pure text from event data: no I/O.
 """
 
@@ -13,17 +15,29 @@ from contextlib import suppress
 from typing import Any
 
 from domain.core.visibility import Viewer, redact_event_data
+from domain.core.words import (
+    N_,
+    Gettext,
+    Ngettext,
+    Term,
+    english,
+    english_plural,
+    fill,
+    fill_plural,
+)
 
 
 def describe(game_cls: Any, records: list[dict[str, Any]], players: list[str],
-                    options: dict[str, Any], *, strict: bool = False) -> list[dict[str, Any]]:
+             options: dict[str, Any], *, strict: bool = False, gettext: Gettext = english,
+             ngettext: Ngettext = english_plural) -> list[dict[str, Any]]:
     """Each event in plain words, plus the words each player saw where their view differed.
 
     Texts are written walking the log in order, because some need context (the led colour, the
     lead of a round). A player's text comes from the event data as redacted for that player
-    while the game was running. `strict` lets a describer's error surface (tests).
+    while the game was running. `strict` lets a describer's error surface (tests); `gettext`
+    and `ngettext` say it in the reader's language.
     """
-    narrator = game_cls.NARRATOR(players, options)
+    narrator = game_cls.NARRATOR(players, options, gettext, ngettext)
     secret_fields = game_cls.SECRET_FIELDS
     out = []
     for i, record in enumerate(records):
@@ -46,13 +60,15 @@ def describe(game_cls: Any, records: list[dict[str, Any]], players: list[str],
 
 
 def tell(game_cls: Any, records: list[dict[str, Any]], players: list[str],
-         options: dict[str, Any]) -> list[dict[str, Any]]:
+         options: dict[str, Any], *, gettext: Gettext = english,
+         ngettext: Ngettext = english_plural) -> list[dict[str, Any]]:
     """Each event in plain words from the records exactly as given: a viewer's redacted log.
 
     For a page that may show only what its viewer may see (a seat during play): the texts and
     the context later texts need are both taken from those records, never from the whole data.
+    `gettext` and `ngettext` say it in the reader's language.
     """
-    narrator = game_cls.NARRATOR(players, options)
+    narrator = game_cls.NARRATOR(players, options, gettext, ngettext)
     out = []
     for i, record in enumerate(records):
         following = records[i + 1] if i + 1 < len(records) else None
@@ -65,16 +81,13 @@ def tell(game_cls: Any, records: list[dict[str, Any]], players: list[str],
     return out
 
 
-NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-                8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
-
-
-def names(items: list[str]) -> str:
-    """'Ann', 'Ann and Bob', 'Ann, Bob and Cid'."""
+def names(items: list[str], gettext: Gettext = english) -> str:
+    """'Ann', 'Ann and Bob', 'Ann, Bob and Cid' (in the language `gettext` says)."""
     items = [str(i) for i in items]
     if len(items) <= 1:
         return "".join(items)
-    return f"{', '.join(items[:-1])} and {items[-1]}"
+    return fill(N_("%(names)s and %(last)s"), {"names": ", ".join(items[:-1]),
+                                               "last": items[-1]}, gettext)
 
 
 def tally(values: dict[str, Any]) -> str:
@@ -92,11 +105,29 @@ class Narrator:
 
     TITLE = "the game"  # the game's name in the first sentence
     RULE = ""  # the ruling the end of the game cites
-    UNIT = "points"
+    UNIT = N_("points")
 
-    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
+    def __init__(self, players: list[str], options: dict[str, Any],
+                 gettext: Gettext = english, ngettext: Ngettext = english_plural) -> None:
         self.players = list(players)
         self.options = dict(options)
+        self.gettext, self._ngettext = gettext, ngettext
+
+    def _(self, template: str, **params: Any) -> str:
+        """A marked sentence in the reader's language, its placeholders filled in."""
+        return fill(template, params, self.gettext)
+
+    def ngettext(self, singular: str, plural: str, n: int, **params: Any) -> str:
+        """A sentence whose words depend on the number `n` (also its placeholder %(n)s)."""
+        return fill_plural(singular, plural, n, params, self.gettext, self._ngettext)
+
+    def names(self, items: list[str]) -> str:
+        """'Ann, Bob and Cid' in the reader's language."""
+        return names(items, self.gettext)
+
+    def term(self, word: str) -> str:
+        """A word of the game (marked where it is defined) in the reader's language."""
+        return self.gettext(word) if word else word
 
     def text(self, type_: str, data: dict[str, Any], following: dict[str, Any] | None, *,
              strict: bool = False) -> str:
@@ -125,36 +156,49 @@ class Narrator:
         return ""
 
     def on_Created(self, d: dict, _next: dict | None) -> str:
-        text = f"{names(d['players'])} sit down to {self.TITLE}"
-        text += f" ({self.setup_words()})." if self.setup_words() else "."
-        commitment = str(d.get("seed_commitment", ""))[:12]
-        if "seed" in d:
-            text += f" The seed is {d['seed']} (committed as {commitment}…)"
-            text += "; the deal is stacked by hand." if d.get("deal") else "."
+        players, setup = self.names(d["players"]), self.setup_words()
+        if setup:
+            text = self._("%(players)s sit down to %(game)s (%(setup)s).", players=players,
+                          game=self.TITLE, setup=setup)
         else:
-            text += f" The seed is committed as {commitment}… and revealed at the end."
-        return text
+            text = self._("%(players)s sit down to %(game)s.", players=players, game=self.TITLE)
+        commitment = str(d.get("seed_commitment", ""))[:12]
+        if "seed" not in d:
+            return text + " " + self._("The seed is committed as %(commitment)s… and revealed "
+                                       "at the end.", commitment=commitment)
+        if d.get("deal"):
+            return text + " " + self._("The seed is %(seed)s (committed as %(commitment)s…); "
+                                       "the deal is stacked by hand.", seed=d["seed"],
+                                       commitment=commitment)
+        return text + " " + self._("The seed is %(seed)s (committed as %(commitment)s…).",
+                                   seed=d["seed"], commitment=commitment)
 
     def on_GameAborted(self, d: dict, _next: dict | None) -> str:
-        return f"The host aborts the game ({d['reason']}): nobody wins."
+        return self._("The host aborts the game (%(reason)s): nobody wins.", reason=d["reason"])
 
     def on_SeatHanded(self, d: dict, _next: dict | None) -> str:
         if d["bot"] is None:
-            return f"{d['player']} takes their seat back."
-        return f"The server's {d['bot']} bot plays {d['player']}'s seat from now on."
+            return self._("%(player)s takes their seat back.", player=d["player"])
+        return self._("The server's %(bot)s bot plays %(player)s's seat from now on.",
+                      bot=d["bot"], player=d["player"])
 
     def on_ClockExpired(self, d: dict, _next: dict | None) -> str:
-        return f"{d['player']}'s clock runs out: the server's bot makes this move for them."
+        return self._("%(player)s's clock runs out: the server's bot makes this move for them.",
+                      player=d["player"])
 
-    def ending(self, d: dict, lead: str = "The game is over") -> str:
-        """Who won with how much, and the final scores."""
+    def ending(self, d: dict, lead: str | None = None) -> str:
+        """Who won with how much, and the final scores (`lead`: a sentence said already)."""
+        lead = lead or self._("The game is over")
         winners, scores = list(d.get("winners", [])), dict(d.get("scores", {}))
         if not winners:
-            text = f"{lead}: nobody wins"
+            text = self._("%(lead)s: nobody wins", lead=lead)
         elif len(winners) == 1:
-            text = f"{lead}: {winners[0]} wins with {scores.get(winners[0])} {self.UNIT}"
+            text = self._("%(lead)s: %(winner)s wins with %(points)s %(unit)s", lead=lead,
+                          winner=winners[0], points=scores.get(winners[0]),
+                          unit=Term(self.UNIT))
         else:
-            text = (f"{lead}: {names(winners)} share the win with "
-                    f"{scores.get(winners[0])} {self.UNIT}")
+            text = self._("%(lead)s: %(winners)s share the win with %(points)s %(unit)s",
+                          lead=lead, winners=self.names(winners),
+                          points=scores.get(winners[0]), unit=Term(self.UNIT))
         rule = f" ({self.RULE})" if self.RULE else ""
-        return f"{text}{rule}. Final scores: {tally(scores)}."
+        return text + rule + ". " + self._("Final scores: %(scores)s.", scores=tally(scores))

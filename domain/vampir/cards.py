@@ -6,9 +6,12 @@ from collections import Counter
 from collections.abc import Iterable
 
 from domain.core import BadCommand
+from domain.core.words import N_
 
 # The six locations, each its own colour, in the order the rules page lists them.
 COLOURS = ("castle", "graveyard", "madhouse", "docks", "church", "pub")
+# Messages in every language name the locations as their cards print them (in English, as
+# the French summary of the rules keeps them too): never a Term.
 JOKER = "W"  # a Somewhere card: any colour, one head
 
 ONE_HEAD_PER_COLOUR = 11
@@ -53,7 +56,8 @@ def is_card(code: object) -> bool:
 def check_card(code: str) -> str:
     """The code itself, or BadCommand when no such card exists in Vampir."""
     if code not in _ORDER:
-        raise BadCommand(f"{code!r} is not a Vampir card (colour + 1 or 2 heads, e.g. 'pub2', or 'W')")
+        raise BadCommand(N_("%(code)r is not a Vampir card (colour + 1 or 2 heads, e.g. 'pub2', "
+                            "or 'W')"), code=code)
     return code
 
 

@@ -19,6 +19,7 @@ from domain.core import (
     Sample,
     clone,
 )
+from domain.core.words import N_, Phrase
 from domain.vampir import deal as dealing
 from domain.vampir import moves, scoring
 from domain.vampir.cards import (
@@ -154,7 +155,8 @@ class Vampir(Game):
     def draw(self, player: str) -> None:
         """VA-2: take the top two cards of the draw pile (VA-8: the last card ends the round)."""
         if self.drawn:
-            raise Refusal("VA-2", f"{player} has drawn already; now discard a card or lay out a hunt.")
+            raise Refusal("VA-2", N_("%(player)s has drawn already; now discard a card or lay "
+                                     "out a hunt."), player=player)
         taken = self.pile[:DRAW_SIZE]
         self._drew(player=player, cards=taken, draw_pile_size=len(self.pile) - len(taken))
         if not self.pile:
@@ -170,14 +172,16 @@ class Vampir(Game):
     def discard(self, player: str, card: str, location: str | None = None) -> None:
         """VA-3: after a draw, lay one hand card under the location of its colour."""
         check_card(card)
-        self._check_drawn(player, "discard")
+        self._check_drawn(player, N_("%(player)s must draw two cards before choosing to discard "
+                                     "(or collect a location instead)."))
         if card not in self.hands[player]:
-            raise Refusal("VA-3", f"{player} holds no {card}.")
+            raise Refusal("VA-3", N_("%(player)s holds no %(card)s."), player=player, card=card)
         colour = colour_of(card)
         if colour is None and location is None:
-            raise Refusal("VA-3", "Say under which location the joker goes.")
+            raise Refusal("VA-3", N_("Say under which location the joker goes."))
         if colour is not None and location not in (None, colour):
-            raise Refusal("VA-3", f"{card} goes under the {colour}, not under the {location}.")
+            raise Refusal("VA-3", N_("%(card)s goes under the %(colour)s, not under the "
+                                     "%(location)s."), card=card, colour=colour, location=location)
         self._discarded(player=player, card=card, location=location or colour)
 
     @event("Discarded")
@@ -189,9 +193,10 @@ class Vampir(Game):
     def hunt(self, player: str, cards: list[str], colour: str) -> None:
         """VA-4: after a draw, lay out one hunt from the hand."""
         cards = check_cards(cards)
-        self._check_drawn(player, "hunt")
+        self._check_drawn(player, N_("%(player)s must draw two cards before choosing to hunt "
+                                     "(or collect a location instead)."))
         self._check_holds(player, cards, "VA-4")
-        _check_hunt(cards, colour, "VA-6", f"a {colour} hunt")
+        _check_hunt(cards, colour, "VA-6", Phrase(N_("a %(colour)s hunt"), colour=colour))
         self._hunted(player=player, cards=cards, colour=colour,
                      replaced=list(self.hunts[player].get(colour, [])))
         self._after_hunt(player)
@@ -205,20 +210,24 @@ class Vampir(Game):
         """VA-5: take every card under a location and lay them out in a hunt of its colour."""
         cards = check_cards(cards or [])
         if self.drawn:
-            raise Refusal("VA-5", f"{player} has drawn this turn; a collect replaces the draw, "
-                                  "so now discard a card or lay out a hunt.")
+            raise Refusal("VA-5", N_("%(player)s has drawn this turn; a collect replaces the "
+                                     "draw, so now discard a card or lay out a hunt."),
+                          player=player)
         taken = self.locations[location]
         if not taken:
-            raise Refusal("VA-5", f"No card lies under the {location}; there is nothing to collect.")
+            raise Refusal("VA-5", N_("No card lies under the %(location)s; there is nothing to "
+                                     "collect."), location=location)
         self._check_holds(player, cards, "VA-5")
         wrong = [c for c in cards if colour_of(c) not in (None, location)]
         if wrong:
-            raise Refusal("VA-5", f"A collect at the {location} lays out a {location} hunt; "
-                                  f"{', '.join(wrong)} cannot join it.")
+            raise Refusal("VA-5", N_("A collect at the %(location)s lays out a %(location)s "
+                                     "hunt; %(wrong)s cannot join it."), location=location,
+                          wrong=", ".join(wrong))
         # VA-5: "if no such hunt can be made the collect is illegal" (a hunt as VA-6 has it).
         hunt = ordered(taken + cards)
-        _check_hunt(hunt, location, "VA-5", f"A collect lays out a hunt (VA-6), but the "
-                                            f"{location} hunt it would make ({', '.join(hunt)})")
+        _check_hunt(hunt, location, "VA-5", Phrase(
+            N_("A collect lays out a hunt (VA-6), but the %(location)s hunt it would make "
+               "(%(cards)s)"), location=location, cards=", ".join(hunt)))
         self._collected(player=player, location=location, cards=cards, taken=list(taken),
                         replaced=list(self.hunts[player].get(location, [])))
         self._after_hunt(player)
@@ -232,10 +241,9 @@ class Vampir(Game):
 
     # -- guards and shared steps ---------------------------------------------------------------
 
-    def _check_drawn(self, player: str, action: str) -> None:
+    def _check_drawn(self, player: str, refusal: str) -> None:
         if not self.drawn:
-            raise Refusal("VA-2", f"{player} must draw two cards before choosing to {action} "
-                                  "(or collect a location instead).")
+            raise Refusal("VA-2", refusal, player=player)
 
     def _check_holds(self, player: str, cards: list[str], rule: str) -> None:
         missing = missing_from(self.hands[player], cards)
@@ -244,9 +252,11 @@ class Vampir(Game):
         shown = [c for hunt in self.hunts[player].values() for c in hunt]
         if not missing_from(shown, missing):
             # VA-7: the cards lie in the player's own laid hunts, which can never be taken from.
-            raise Refusal("VA-7", f"{', '.join(missing)} lie in {player}'s laid hunts; a laid "
-                                  "hunt can never be added to or taken from.")
-        raise Refusal(rule, f"{player} does not hold {', '.join(missing)}.")
+            raise Refusal("VA-7", N_("%(missing)s lie in %(player)s's laid hunts; a laid hunt "
+                                     "can never be added to or taken from."),
+                          missing=', '.join(missing), player=player)
+        raise Refusal(rule, N_("%(player)s does not hold %(missing)s."), player=player,
+                      missing=', '.join(missing))
 
     def _lay(self, player: str, colour: str, cards: list[str], replaced: list[str]) -> None:
         # VA-7: a new hunt of a colour already shown first removes the old one from the game.
@@ -347,12 +357,15 @@ class Vampir(Game):
         }
 
 
-def _check_hunt(cards: list[str], colour: str, rule: str, what: str) -> None:
+def _check_hunt(cards: list[str], colour: str, rule: str, what: Phrase) -> None:
     """VA-6: three or more cards of one colour, jokers filling in, at least one real vampire."""
     strays = [c for c in cards if colour_of(c) not in (None, colour)]
     if strays:
-        raise Refusal(rule, f"{what} holds {', '.join(strays)}; a hunt is one colour only.")
+        raise Refusal(rule, N_("%(what)s holds %(strays)s; a hunt is one colour only."), what=what,
+                      strays=', '.join(strays))
     if len(cards) < HUNT_MIN:
-        raise Refusal(rule, f"{what} has {len(cards)} card(s); a hunt needs {HUNT_MIN} or more.")
+        raise Refusal(rule, N_("%(what)s has %(n)s card(s); a hunt needs %(hunt_min)s or more."),
+                      what=what, n=len(cards), hunt_min=HUNT_MIN)
     if all(c == JOKER for c in cards):
-        raise Refusal(rule, f"{what} is all jokers; a hunt needs at least one real vampire.")
+        raise Refusal(rule, N_("%(what)s is all jokers; a hunt needs at least one real vampire."),
+                      what=what)

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.core.narration import Narrator, names, plural, tally
+from domain.core.narration import Narrator, tally
 from domain.vampir.cards import JOKER, heads_of
 
-
-def va_cards(cards: list[str]) -> str:
-    """Vampir card codes in words."""
-    return names(["a Somewhere joker" if c == JOKER else c for c in cards])
+# The locations keep the names their cards print in every language (see domain.vampir.cards).
 
 
 class VampirNarrator(Narrator):
@@ -19,17 +16,25 @@ class VampirNarrator(Narrator):
     TITLE = "Vampir"
     RULE = "VA-11"
 
-    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
-        super().__init__(players, options)
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
         self.pile = 0
 
+    def va_cards(self, cards: list[str]) -> str:
+        """Vampir card codes in words."""
+        return self.names([self._("a Somewhere joker") if c == JOKER else c for c in cards])
+
+    def heads(self, cards: list[str]) -> str:
+        return self.ngettext("%(n)s head", "%(n)s heads", heads_of(cards))
+
     def setup_words(self) -> str:
-        return plural(self.options.get("rounds", 3), "round")
+        return self.ngettext("%(n)s round", "%(n)s rounds", self.options.get("rounds", 3))
 
     def on_RoundDealt(self, d: dict, _next: dict | None) -> str:
-        return (f"Round {d['round']} of {self.options.get('rounds')}: four cards each, "
-                f"{d['draw_pile_size']} in the draw pile and one vampire face up under each "
-                f"location; {d['start']} starts (VA-1).")
+        return self._("Round %(round)s of %(rounds)s: four cards each, %(pile)s in the draw pile "
+                      "and one vampire face up under each location; %(start)s starts (VA-1).",
+                      round=d["round"], rounds=self.options.get("rounds"),
+                      pile=d["draw_pile_size"], start=d["start"])
 
     def after_RoundDealt(self, d: dict) -> None:
         self.pile = d["draw_pile_size"]
@@ -37,50 +42,61 @@ class VampirNarrator(Narrator):
     def on_Drew(self, d: dict, _next: dict | None) -> str:
         left = d["draw_pile_size"]
         if "cards" in d:
-            text = f"{d['player']} draws {va_cards(d['cards'])}"
+            text = self._("%(player)s draws %(cards)s", player=d["player"],
+                          cards=self.va_cards(d["cards"]))
         else:
-            text = f"{d['player']} draws {plural(self.pile - left, 'card')}"
+            text = self.ngettext("%(player)s draws %(n)s card", "%(player)s draws %(n)s cards",
+                                 self.pile - left, player=d["player"])
         if left == 0:
-            return f"{text}, the last of the pile: the round ends at once (VA-8)."
-        return f"{text}; {left} left in the pile (VA-2)."
+            return text + self._(", the last of the pile: the round ends at once (VA-8).")
+        return text + self._("; %(left)s left in the pile (VA-2).", left=left)
 
     def after_Drew(self, d: dict) -> None:
         self.pile = d["draw_pile_size"]
 
     def on_Discarded(self, d: dict, _next: dict | None) -> str:
-        return f"{d['player']} discards {va_cards([d['card']])} under the {d['location']} (VA-3)."
+        return self._("%(player)s discards %(card)s under the %(location)s (VA-3).",
+                      player=d["player"], card=self.va_cards([d["card"]]),
+                      location=d["location"])
 
     def on_Hunted(self, d: dict, _next: dict | None) -> str:
         cards = d["cards"]
-        text = (f"{d['player']} lays out a {d['colour']} hunt of "
-                f"{plural(heads_of(cards), 'head')}: {va_cards(cards)} (VA-4, VA-6)")
+        text = self._("%(player)s lays out a %(colour)s hunt of %(heads)s: %(cards)s (VA-4, "
+                      "VA-6)", player=d["player"], colour=d["colour"], heads=self.heads(cards),
+                      cards=self.va_cards(cards))
         return text + self.replaced(d)
 
     def on_Collected(self, d: dict, _next: dict | None) -> str:
         taken, added = d["taken"], d["cards"]
-        hunt = taken + added
-        text = (f"{d['player']} collects {va_cards(taken)} from under the {d['location']}"
-                f"{' and adds ' + va_cards(added) if added else ''}: a {d['location']} hunt of "
-                f"{plural(heads_of(hunt), 'head')} (VA-5)")
+        where = {"player": d["player"], "taken": self.va_cards(taken),
+                 "location": d["location"], "heads": self.heads(taken + added)}
+        if added:
+            text = self._("%(player)s collects %(taken)s from under the %(location)s and adds "
+                          "%(added)s: a %(location)s hunt of %(heads)s (VA-5)",
+                          added=self.va_cards(added), **where)
+        else:
+            text = self._("%(player)s collects %(taken)s from under the %(location)s: a "
+                          "%(location)s hunt of %(heads)s (VA-5)", **where)
         return text + self.replaced(d)
 
-    @staticmethod
-    def replaced(d: dict) -> str:
+    def replaced(self, d: dict) -> str:
         """The old hunt a new one pushes out (VA-7), if any."""
         if not d.get("replaced"):
             return "."
-        return f"; the old {d.get('colour') or d.get('location')} hunt leaves the game (VA-7)."
+        return self._("; the old %(colour)s hunt leaves the game (VA-7).",
+                      colour=d.get("colour") or d.get("location"))
 
     def on_RoundScored(self, d: dict, _next: dict | None) -> str:
         if d["reason"] == "six_colours":
-            why = f"{d['ended_by']} shows hunts in all six colours"
+            why = self._("%(player)s shows hunts in all six colours", player=d["ended_by"])
         else:
-            why = "the draw pile is empty"
-        lost = [f"{colour}: {names(who)}" for colour, who in d["lost"].items() if who]
-        losses = (f"the weakest hunts are lost ({'; '.join(lost)})" if lost
-                  else "no hunt is lost")
-        return (f"Round {d['round']} ends: {why} (VA-8). Cards in hand are out (VA-9); "
-                f"{losses} (VA-10). Points for heads still shown: {tally(d['points'])} (VA-11).")
+            why = self._("the draw pile is empty")
+        lost = [f"{colour}: {self.names(who)}" for colour, who in d["lost"].items() if who]
+        losses = (self._("the weakest hunts are lost (%(lost)s)", lost="; ".join(lost)) if lost
+                  else self._("no hunt is lost"))
+        return self._("Round %(round)s ends: %(why)s (VA-8). Cards in hand are out (VA-9); "
+                      "%(losses)s (VA-10). Points for heads still shown: %(points)s (VA-11).",
+                      round=d["round"], why=why, losses=losses, points=tally(d["points"]))
 
     def on_GameFinished(self, d: dict, _next: dict | None) -> str:
         return self.ending(d)

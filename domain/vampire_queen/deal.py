@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from domain.core import BadSetup, shuffled
+from domain.core.words import N_
 from domain.vampire_queen.cards import CARDS_EACH, DECK, DECK_COUNTS, ORDER, SLAYERS, sort_cards
 
 KEY = "vampire-queen"
@@ -43,12 +44,14 @@ def check_deal(players: list[str], phases: int, deal: dict[str, Any]) -> dict[st
     """The stacked deal checked and normalised (hands sorted; null for a seeded phase)."""
     unknown = sorted(set(deal) - {"phases"})
     if unknown:
-        raise BadSetup(f"a {KEY} deal has only the key 'phases', not {', '.join(unknown)}")
+        raise BadSetup(N_("a %(key)s deal has only the key 'phases', not %(unknown)s"), key=KEY,
+                       unknown=', '.join(unknown))
     entries = deal.get("phases", [])
     if not isinstance(entries, list):
-        raise BadSetup("deal 'phases' must be a list with one entry per phase")
+        raise BadSetup(N_("deal 'phases' must be a list with one entry per phase"))
     if len(entries) > phases:
-        raise BadSetup(f"the deal stacks {len(entries)} phases but the game has {phases}")
+        raise BadSetup(N_("the deal stacks %(n_entries)s phases but the game has %(phases)s"),
+                       n_entries=len(entries), phases=phases)
     return {"phases": [_check_phase(players, n, e) for n, e in enumerate(entries, start=1)]}
 
 
@@ -57,28 +60,34 @@ def _check_phase(players: list[str], phase: int, entry: Any) -> dict[str, Any] |
     if entry is None:
         return None
     if not isinstance(entry, dict) or set(entry) != {"hands"}:
-        raise BadSetup(f"deal phase {phase} must be an object with only 'hands'")
+        raise BadSetup(N_("deal phase %(phase)s must be an object with only 'hands'"), phase=phase)
     hands = entry["hands"]
     if not isinstance(hands, dict) or set(hands) != set(players):
-        raise BadSetup(f"deal phase {phase} must give a hand to every player and nobody else")
+        raise BadSetup(N_("deal phase %(phase)s must give a hand to every player and nobody else"),
+                       phase=phase)
     each = CARDS_EACH[len(players)]
     used: Counter[str] = Counter()
     for name in players:
         hand = hands[name]
         if not isinstance(hand, list) or not all(isinstance(c, str) for c in hand):
-            raise BadSetup(f"deal phase {phase}: {name}'s hand must be a list of card codes")
+            raise BadSetup(N_("deal phase %(phase)s: %(name)s's hand must be a list of card codes"),
+                           phase=phase, name=name)
         for card in hand:
             if card in SLAYERS:
-                raise BadSetup(f"deal phase {phase}: slayers are not dealt (VQ-2, VQ-3); "
-                               f"remove {card} from {name}'s hand")
+                raise BadSetup(N_("deal phase %(phase)s: slayers are not dealt (VQ-2, VQ-3); "
+                                  "remove %(card)s from %(name)s's hand"), phase=phase, card=card,
+                               name=name)
             if card not in ORDER:
-                raise BadSetup(f"deal phase {phase}: {card!r} is not a Vampire Queen card")
+                raise BadSetup(N_("deal phase %(phase)s: %(card)r is not a Vampire Queen card"),
+                               phase=phase, card=card)
         if len(hand) != each:
-            raise BadSetup(f"deal phase {phase}: {name} must be dealt {each} cards at a table "
-                           f"of {len(players)}, not {len(hand)} (VQ-2)")
+            raise BadSetup(N_("deal phase %(phase)s: %(name)s must be dealt %(each)s cards at a "
+                              "table of %(n_players)s, not %(n_hand)s (VQ-2)"), phase=phase,
+                           name=name, each=each, n_players=len(players), n_hand=len(hand))
         used.update(hand)
     for card, n in used.items():
         if n > DECK_COUNTS[card]:
-            raise BadSetup(f"deal phase {phase}: the deck has {DECK_COUNTS[card]} of {card!r}, "
-                           f"the hands hold {n}")
+            raise BadSetup(N_("deal phase %(phase)s: the deck has %(deck_counts)s of %(card)r, "
+                              "the hands hold %(n)s"), phase=phase, deck_counts=DECK_COUNTS[card],
+                           card=card, n=n)
     return {"hands": {p: sort_cards(hands[p]) for p in players}}

@@ -23,6 +23,7 @@ from domain.core import (
     Refusal,
     Sample,
 )
+from domain.core.words import N_
 from domain.vampire_queen import deal as dealing
 from domain.vampire_queen.cards import (
     ORDER,
@@ -136,8 +137,8 @@ class VampireQueen(Game):
         """Lead or raise with a set, lead a slayer, or play one card in a slayer round."""
         unknown = sorted({c for c in cards if c not in ORDER})
         if unknown:
-            raise BadCommand(f"{', '.join(map(repr, unknown))} is not a Vampire Queen card "
-                             f"(cards: 1 … 13, Q, S15, S20)")
+            raise BadCommand(N_("%(unknown)s is not a Vampire Queen card (cards: 1 … 13, Q, S15, "
+                                "S20)"), unknown=', '.join(map(repr, unknown)))
         cards = sort_cards(cards)
         value = self.check_play(player, cards)
         self._played(player=player, cards=cards, value=value)
@@ -146,13 +147,13 @@ class VampireQueen(Game):
     def pass_turn(self, player: str) -> None:
         """Pass: always allowed to a later player in a normal round; forced by VQ-12."""
         if self.turn == 0:
-            raise Refusal("VQ-4", f"{player} is the start player and must lead; "
-                                  "only later players may pass.")
+            raise Refusal("VQ-4", N_("%(player)s is the start player and must lead; only later "
+                                     "players may pass."), player=player)
         forced = False
         if self.slayer is not None:
             if not forced_to_pass(self.hands[player]):
-                raise Refusal("VQ-10", "Nobody may pass in a slayer round: "
-                                       f"{player} must play one vampire card.")
+                raise Refusal("VQ-10", N_("Nobody may pass in a slayer round: %(player)s must "
+                                          "play one vampire card."), player=player)
             forced = True
         self._passed(player=player, forced=forced)
         self._go_on()
@@ -164,47 +165,50 @@ class VampireQueen(Game):
         slayers = [c for c in cards if c in SLAYERS]
         if self.slayer is not None and not leading:
             if slayers:
-                raise Refusal("VQ-13", "A second vampire slayer may never be played "
-                                       "in a slayer round.")
+                raise Refusal("VQ-13", N_("A second vampire slayer may never be played in a "
+                                          "slayer round."))
             if forced_to_pass(hand):
-                raise Refusal("VQ-12", f"{player} holds only the other vampire slayer "
-                                       "and must pass.")
+                raise Refusal("VQ-12", N_("%(player)s holds only the other vampire slayer and "
+                                          "must pass."), player=player)
             if len(cards) != 1:
-                raise Refusal("VQ-10", "In a slayer round every player plays exactly one "
-                                       f"vampire card, not {len(cards)}.")
+                raise Refusal("VQ-10", N_("In a slayer round every player plays exactly one "
+                                          "vampire card, not %(n_cards)s."), n_cards=len(cards))
             self.check_holds(player, cards, "VQ-10")
             return slayer_round_value(cards[0])
         if slayers:
             if not leading:
-                raise Refusal("VQ-9", "Only the start player may play a vampire slayer, "
-                                      "and only to lead a round.")
+                raise Refusal("VQ-9", N_("Only the start player may play a vampire slayer, and "
+                                         "only to lead a round."))
             if len(cards) != 1:
-                raise Refusal("VQ-9", "A vampire slayer is led as a single card, "
-                                      "never joined by others.")
+                raise Refusal("VQ-9", N_("A vampire slayer is led as a single card, never joined "
+                                         "by others."))
             if self.barred == {"player": player, "slayer": cards[0]}:
-                raise Refusal("VQ-14", f"{player} has just taken {cards[0]} and may not lead "
-                                       "it in this round.")
+                raise Refusal("VQ-14", N_("%(player)s has just taken %(cards)s and may not lead "
+                                          "it in this round."), player=player, cards=cards[0])
             self.check_holds(player, cards, "VQ-4")
             return 0
         if not cards:
-            raise Refusal("VQ-4" if leading else "VQ-5", "Play one or more cards, or pass.")
+            raise Refusal("VQ-4" if leading else "VQ-5", N_("Play one or more cards, or pass."))
         if not leading and len(cards) != self.count:
-            raise Refusal("VQ-5", f"This round is played with {self.count} card"
-                                  f"{'s' if self.count > 1 else ''}, not {len(cards)}.")
+            played = (N_("This round is played with %(count)s card, not %(n)s.") if self.count == 1
+                      else N_("This round is played with %(count)s cards, not %(n)s."))
+            raise Refusal("VQ-5", played, count=self.count, n=len(cards))
         value = set_value(cards)
         if value is None:
-            raise Refusal("VQ-6", f"{describe(cards)} is not a set: cards of one value, "
-                                  "Queens may join.")
+            raise Refusal("VQ-6", N_("%(cards)s is not a set: cards of one value, Queens may "
+                                     "join."), cards=describe(cards))
         if not leading and value <= self.high:
-            raise Refusal("VQ-5", f"{describe(cards)} counts {value}; a raise must be higher "
-                                  f"than {self.high}.")
+            raise Refusal("VQ-5", N_("%(cards)s counts %(value)s; a raise must be higher than "
+                                     "%(high)s."), cards=describe(cards), value=value,
+                          high=self.high)
         self.check_holds(player, cards, "VQ-4" if leading else "VQ-5")
         return value
 
     def check_holds(self, player: str, cards: list[str], rule: str) -> None:
         """Refuse cards the player does not hold, citing the ruling of the move tried."""
         if not holds(self.hands[player], cards):
-            raise Refusal(rule, f"{player} does not hold {describe(cards)}.")
+            raise Refusal(rule, N_("%(player)s does not hold %(cards)s."), player=player,
+                          cards=describe(cards))
 
     @event("Played")
     def _played(self, player: str, cards: list, value: int) -> None:

@@ -5,25 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from domain.core.narration import NUMBER_WORDS, Narrator, names, plural, tally
+from domain.core.narration import Narrator, tally
+from domain.core.words import N_, Term
 from domain.vampire_queen.cards import SLAYERS
 
-
-def vq_set(cards: list[str]) -> str:
-    """Vampire Queen cards in words: 'a 6', 'two 13s', 'a 7 and a Queen', 'two Queens'."""
-    counts = Counter(cards)
-    parts = []
-    for code, n in counts.items():
-        if code == "Q":
-            continue
-        if n == 1:
-            parts.append(f"{'an' if code in ('8', '11') else 'a'} {code}")
-        else:
-            parts.append(f"{NUMBER_WORDS.get(n, n)} {code}s")
-    queens = counts.get("Q", 0)
-    if queens:
-        parts.append("a Queen" if queens == 1 else f"{NUMBER_WORDS.get(queens, queens)} Queens")
-    return names(parts)
+NUMBER_WORDS = {2: Term(N_("two")), 3: Term(N_("three")), 4: Term(N_("four")),
+                5: Term(N_("five")), 6: Term(N_("six")), 7: Term(N_("seven")),
+                8: Term(N_("eight")), 9: Term(N_("nine")), 10: Term(N_("ten")),
+                11: Term(N_("eleven")), 12: Term(N_("twelve"))}
 
 
 class VampireQueenNarrator(Narrator):
@@ -31,29 +20,51 @@ class VampireQueenNarrator(Narrator):
 
     TITLE = "Vampire Queen"
     RULE = "VQ-17"
-    UNIT = "minus points"
+    UNIT = N_("minus points")
 
-    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
-        super().__init__(players, options)
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
         self.plays = 0  # plays (not passes) in the round so far
         self.slayer: str | None = None
         self.forced: str | None = None
 
+    def vq_set(self, cards: list[str]) -> str:
+        """Cards in words: 'a 6', 'two 13s', 'a 7 and a Queen', 'two Queens'."""
+        counts = Counter(cards)
+        parts = []
+        for code, n in counts.items():
+            if code == "Q":
+                continue
+            if n == 1:
+                parts.append(self._("an %(card)s", card=code) if code in ("8", "11")
+                             else self._("a %(card)s", card=code))
+            else:
+                parts.append(self._("%(count)s %(card)ss", count=NUMBER_WORDS.get(n, n),
+                                    card=code))
+        queens = counts.get("Q", 0)
+        if queens:
+            parts.append(self._("a Queen") if queens == 1 else
+                         self._("%(count)s Queens", count=NUMBER_WORDS.get(queens, queens)))
+        return self.names(parts)
+
     def setup_words(self) -> str:
-        return plural(self.options.get("phases", 5), "phase")
+        return self.ngettext("%(n)s phase", "%(n)s phases", self.options.get("phases", 5))
 
     def on_PhaseDealt(self, d: dict, _next: dict | None) -> str:
         hands = d.get("hands") or {}
-        each = f" {len(next(iter(hands.values())))} cards each;" if hands else ""
         slayers = d["slayers"]
         if slayers["S15"] == slayers["S20"]:
-            holders = f"{slayers['S20']} holds both slayers and starts"
+            holders = self._("%(player)s holds both slayers and starts", player=slayers["S20"])
         else:
-            holders = (f"{slayers['S15']} holds the slayer S15, {slayers['S20']} holds S20 "
-                       "and starts")
-        rule = "VQ-2" if d["phase"] == 1 else "VQ-3"
-        return (f"Phase {d['phase']} of {self.options.get('phases')} is dealt:{each} "
-                f"{holders} ({rule}).")
+            holders = self._("%(first)s holds the slayer S15, %(second)s holds S20 and starts",
+                             first=slayers["S15"], second=slayers["S20"])
+        where = {"phase": d["phase"], "phases": self.options.get("phases"), "holders": holders,
+                 "rule": "VQ-2" if d["phase"] == 1 else "VQ-3"}
+        if hands:
+            return self._("Phase %(phase)s of %(phases)s is dealt: %(each)s cards each; "
+                          "%(holders)s (%(rule)s).", each=len(next(iter(hands.values()))),
+                          **where)
+        return self._("Phase %(phase)s of %(phases)s is dealt: %(holders)s (%(rule)s).", **where)
 
     def after_PhaseDealt(self, d: dict) -> None:
         self.plays, self.slayer, self.forced = 0, None, None
@@ -61,24 +72,33 @@ class VampireQueenNarrator(Narrator):
     def on_Played(self, d: dict, _next: dict | None) -> str:
         player, cards = d["player"], d["cards"]
         if self.plays == 0 and cards[0] in SLAYERS:
-            return (f"{player} leads the vampire slayer {cards[0]}: a slayer round, where "
-                    "every other player must play one vampire card and the highest takes all "
-                    "(VQ-9, VQ-10, VQ-11).")
+            return self._("%(player)s leads the vampire slayer %(card)s: a slayer round, where "
+                          "every other player must play one vampire card and the highest takes "
+                          "all (VQ-9, VQ-10, VQ-11).", player=player, card=cards[0])
         if self.slayer is not None:
-            note = ", where it counts 1" if cards == ["Q"] else ""
-            return f"{player} plays {vq_set(cards)} into the slayer round{note} (VQ-10)."
+            if cards == ["Q"]:
+                return self._("%(player)s plays %(cards)s into the slayer round, where it "
+                              "counts 1 (VQ-10).", player=player, cards=self.vq_set(cards))
+            return self._("%(player)s plays %(cards)s into the slayer round (VQ-10).",
+                          player=player, cards=self.vq_set(cards))
         note, rules = "", ""
         if cards and all(c == "Q" for c in cards):
-            note = ", which alone counts 14" if len(cards) == 1 else ", which alone count 14"
+            note = (self._(", which alone counts 14") if len(cards) == 1
+                    else self._(", which alone count 14"))
             rules = ", VQ-6"
         elif "Q" in cards:
-            counting = "the Queen counting" if cards.count("Q") == 1 else "the Queens counting"
-            note, rules = f", {counting} {d['value']}", ", VQ-6"
+            note = (self._(", the Queen counting %(value)s", value=d["value"])
+                    if cards.count("Q") == 1
+                    else self._(", the Queens counting %(value)s", value=d["value"]))
+            rules = ", VQ-6"
         if self.plays == 0:
-            size = "one card" if len(cards) == 1 else f"{NUMBER_WORDS.get(len(cards))} cards"
-            return (f"{player} leads {vq_set(cards)}{note}; the others raise with {size} "
-                    f"of a higher value or pass (VQ-4, VQ-5{rules}).")
-        return f"{player} raises with {vq_set(cards)}{note} (VQ-5{rules})."
+            size = (self._("one card") if len(cards) == 1 else
+                    self._("%(count)s cards", count=NUMBER_WORDS.get(len(cards), len(cards))))
+            return self._("%(player)s leads %(cards)s%(note)s; the others raise with %(size)s "
+                          "of a higher value or pass (VQ-4, VQ-5%(rules)s).", player=player,
+                          cards=self.vq_set(cards), note=note, size=size, rules=rules)
+        return self._("%(player)s raises with %(cards)s%(note)s (VQ-5%(rules)s).",
+                      player=player, cards=self.vq_set(cards), note=note, rules=rules)
 
     def after_Played(self, d: dict) -> None:
         if self.plays == 0 and d["cards"][0] in SLAYERS:
@@ -87,38 +107,53 @@ class VampireQueenNarrator(Narrator):
 
     def on_Passed(self, d: dict, _next: dict | None) -> str:
         if d.get("forced"):
-            return (f"{d['player']} holds only the other slayer and must pass; "
-                    f"{d['player']} will take the round's cards (VQ-12).")
-        return f"{d['player']} passes (VQ-5)."
+            return self._("%(player)s holds only the other slayer and must pass; %(player)s "
+                          "will take the round's cards (VQ-12).", player=d["player"])
+        return self._("%(player)s passes (VQ-5).", player=d["player"])
 
     def after_Passed(self, d: dict) -> None:
         if d.get("forced"):
             self.forced = d["player"]
 
     def on_Skipped(self, d: dict, _next: dict | None) -> str:
-        return f"{d['player']} has no cards left and is skipped (VQ-8)."
+        return self._("%(player)s has no cards left and is skipped (VQ-8).", player=d["player"])
 
     def on_RoundEnded(self, d: dict, _next: dict | None) -> str:
         taker, cards, start = d.get("taker"), d["cards"], d["start"]
-        count = plural(len(cards), "card")
+        where = {"round": d["round"], "n": len(cards), "slayer": self.slayer}
         if taker is None:
-            out = "the card played is" if len(cards) == 1 else f"the {count} played are"
-            return (f"Round {d['round']} ends: {start} played the highest set and starts the "
-                    f"next round; {out} out for this phase (VQ-7).")
+            return self.ngettext(
+                "Round %(round)s ends: %(start)s played the highest set and starts the next "
+                "round; the card played is out for this phase (VQ-7).",
+                "Round %(round)s ends: %(start)s played the highest set and starts the next "
+                "round; the %(n)s cards played are out for this phase (VQ-7).",
+                len(cards), round=d["round"], start=start)
         if taker == self.forced:
-            return (f"Round {d['round']} ends: {taker}, who had to pass, takes all {count}, "
-                    f"the slayer {self.slayer} included, and starts the next round (VQ-12).")
-        return (f"The slayer round ends: {taker} played the highest card and takes all {count}, "
-                f"the slayer {self.slayer} included, and starts the next round (VQ-11); "
-                f"{taker} may not lead {self.slayer} straight away (VQ-14).")
+            return self.ngettext(
+                "Round %(round)s ends: %(taker)s, who had to pass, takes all %(n)s card, the "
+                "slayer %(slayer)s included, and starts the next round (VQ-12).",
+                "Round %(round)s ends: %(taker)s, who had to pass, takes all %(n)s cards, the "
+                "slayer %(slayer)s included, and starts the next round (VQ-12).",
+                len(cards), taker=taker, round=where["round"], slayer=self.slayer)
+        return self.ngettext(
+            "The slayer round ends: %(taker)s played the highest card and takes all %(n)s card, "
+            "the slayer %(slayer)s included, and starts the next round (VQ-11); %(taker)s may "
+            "not lead %(slayer)s straight away (VQ-14).",
+            "The slayer round ends: %(taker)s played the highest card and takes all %(n)s "
+            "cards, the slayer %(slayer)s included, and starts the next round (VQ-11); "
+            "%(taker)s may not lead %(slayer)s straight away (VQ-14).",
+            len(cards), taker=taker, slayer=self.slayer)
 
     def after_RoundEnded(self, d: dict) -> None:
         self.plays, self.slayer, self.forced = 0, None, None
 
     def on_PhaseScored(self, d: dict, _next: dict | None) -> str:
-        text = (f"Phase {d['phase']} ends with an empty hand (VQ-15); minus points for the "
-                f"cards left in hand: {tally(d['minus'])} (VQ-16)")
-        return f"{text}. Totals: {tally(d['scores'])}." if d["phase"] > 1 else f"{text}."
+        text = self._("Phase %(phase)s ends with an empty hand (VQ-15); minus points for the "
+                      "cards left in hand: %(minus)s (VQ-16)", phase=d["phase"],
+                      minus=tally(d["minus"]))
+        if d["phase"] > 1:
+            return text + ". " + self._("Totals: %(scores)s.", scores=tally(d["scores"]))
+        return text + "."
 
     def on_GameEnded(self, d: dict, _next: dict | None) -> str:
-        return self.ending(d, "The game is over; the fewest minus points win")
+        return self.ending(d, self._("The game is over; the fewest minus points win"))

@@ -22,6 +22,7 @@ from domain.core import (
     shuffled,
 )
 from domain.core.chain import keep_stored
+from domain.core.words import N_
 from domain.vampiring.narration import VampiRingNarrator
 from domain.vampiring.rules import (
     BLOOD,
@@ -98,19 +99,19 @@ class VampiRing(Game):
         """A stacked ring: exactly the VR-2 cards, in the order given."""
         unknown = sorted(set(deal) - {"ring"})
         if unknown:
-            raise BadSetup(f"a vampiring deal has only a 'ring', not {', '.join(unknown)}")
+            raise BadSetup(N_("a vampiring deal has only a 'ring', not %(unknown)s"),
+                           unknown=', '.join(unknown))
         ring = deal.get("ring")
         if not isinstance(ring, list) or not all(isinstance(c, str) for c in ring):
-            raise BadSetup("the deal's 'ring' must be a list of card names")
+            raise BadSetup(N_("the deal's 'ring' must be a list of card names"))
         wanted = Counter(ring_cards(players))
         if Counter(ring) != wanted:
             missing = sorted((wanted - Counter(ring)).elements())
             extra = sorted((Counter(ring) - wanted).elements())
-            raise BadSetup(
-                f"the ring must hold exactly one Home and one carriage per player and one of each "
-                f"special card ({len(wanted)} cards; missing: {', '.join(missing) or 'none'}; "
-                f"not allowed: {', '.join(extra) or 'none'})"
-            )
+            raise BadSetup(N_("the ring must hold exactly one Home and one carriage per player "
+                              "and one of each special card (%(n_wanted)s cards; missing: "
+                              "%(missing)s; not allowed: %(extra)s)"), n_wanted=len(wanted),
+                           missing=', '.join(missing) or 'none', extra=', '.join(extra) or 'none')
         return {"ring": list(ring)}
 
     def begin(self) -> None:
@@ -144,18 +145,20 @@ class VampiRing(Game):
     def turn_refusal(self, player: str) -> NotYourTurn:
         """Why `player` may not move now (never what anybody submitted)."""
         if player in self.pending:
-            return NotYourTurn("VR-4", f"{player} has already submitted a move this turn; "
-                                       "it is final.")
+            return NotYourTurn("VR-4", N_("%(player)s has already submitted a move this turn; it "
+                                          "is final."), player=player)
         if player in self.eliminated:
-            return NotYourTurn("VR-9", f"{player}'s family was eliminated in turn "
-                                       f"{self.eliminated[player]}; it no longer moves.")
+            return NotYourTurn("VR-9", N_("%(player)s's family was eliminated in turn "
+                                          "%(eliminated)s; it no longer moves."), player=player,
+                               eliminated=self.eliminated[player])
         return super().turn_refusal(player)
 
     def end_refusal(self) -> GameFinished:
         """A game stopped by `max_turns` cites VR-12; one decided by the families, VR-10."""
         if self.end_reason == "max_turns":
-            return GameFinished("VR-12", f"The game ended after its {self.turns_played} "
-                                         "allowed turns; no more moves.")
+            return GameFinished("VR-12", N_("The game ended after its %(turns_played)s allowed "
+                                            "turns; no more moves."),
+                                turns_played=self.turns_played)
         return super().end_refusal()
 
     def samples(self, event_type: str, data: dict[str, Any]) -> list[Sample]:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from functools import cache
 
+from domain.core.words import N_, Term
+
 # Colour codes in their canonical order (red, blue, green, yellow, purple): the trump
 # indicators of VP-2 and the order in which hands and legal moves are listed.
 COLOURS = ("R", "B", "G", "Y", "P")
-COLOUR_NAMES = {"R": "red", "B": "blue", "G": "green", "Y": "yellow", "P": "purple"}
+# Words of the game: translated where a message fills them in (domain.core.words.Term).
+COLOUR_NAMES = {"R": Term(N_("red")), "B": Term(N_("blue")), "G": Term(N_("green")),
+                "Y": Term(N_("yellow")), "P": Term(N_("purple"))}
 
 # The table of the rules page, by player count.
 TOP = {2: 10, 3: 10, 4: 12, 5: 15}  # highest value in play: the "top card" of VP-7

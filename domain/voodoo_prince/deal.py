@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import BadSetup, shuffled
+from domain.core.words import N_
 from domain.voodoo_prince.cards import COLOURS, HAND_SIZE, TOP, card_order, deck, sort_cards
 
 KEY = "voodoo-prince"
@@ -48,12 +49,14 @@ def check_deal(players: list[str], options: dict[str, Any], deal: dict) -> dict:
     """A stacked deal, checked and normalised: ``{"rounds": [entry or None, …]}``."""
     unknown = sorted(set(deal) - {"rounds"})
     if unknown:
-        raise BadSetup(f"a voodoo-prince deal has only 'rounds', not {', '.join(unknown)}")
+        raise BadSetup(N_("a voodoo-prince deal has only 'rounds', not %(unknown)s"),
+                       unknown=', '.join(unknown))
     rounds = deal.get("rounds")
     if not isinstance(rounds, list) or not rounds:
-        raise BadSetup("deal 'rounds' must be a non-empty list of rounds")
+        raise BadSetup(N_("deal 'rounds' must be a non-empty list of rounds"))
     if len(rounds) > options["rounds"]:
-        raise BadSetup(f"the deal has {len(rounds)} rounds but the game has {options['rounds']}")
+        raise BadSetup(N_("the deal has %(n_rounds)s rounds but the game has %(rounds)s"),
+                       n_rounds=len(rounds), rounds=options['rounds'])
     return {"rounds": [_check_round(players, i + 1, entry) for i, entry in enumerate(rounds)]}
 
 
@@ -61,16 +64,22 @@ def _check_round(players: list[str], round_no: int, entry: Any) -> dict | None:
     if entry is None:  # this round is dealt from the seed
         return None
     if not isinstance(entry, dict):
-        raise BadSetup(f"deal round {round_no} must be an object with 'hands'")
+        raise BadSetup(N_("deal round %(round_no)s must be an object with 'hands'"),
+                       round_no=round_no)
     allowed = {"hands", "trump"} if round_no == 1 else {"hands"}
     unknown = sorted(set(entry) - allowed)
     if unknown:
-        hint = " (from round 2 on the dealer chooses trump, VP-3)" if "trump" in unknown else ""
-        raise BadSetup(f"deal round {round_no} has no field {', '.join(unknown)}{hint}")
+        if "trump" in unknown:
+            raise BadSetup(N_("deal round %(round_no)s has no field %(unknown)s (from round 2 on "
+                              "the dealer chooses trump, VP-3)"), round_no=round_no,
+                           unknown=", ".join(unknown))
+        raise BadSetup(N_("deal round %(round_no)s has no field %(unknown)s"), round_no=round_no,
+                       unknown=", ".join(unknown))
     out: dict[str, Any] = {"hands": _check_hands(players, round_no, entry.get("hands"))}
     if "trump" in entry:
         if entry["trump"] not in COLOURS:
-            raise BadSetup(f"deal round 1 trump must be one of {', '.join(COLOURS)}")
+            raise BadSetup(N_("deal round 1 trump must be one of %(colours)s"),
+                           colours=', '.join(COLOURS))
         out["trump"] = entry["trump"]
     return out
 
@@ -79,21 +88,24 @@ def _check_hands(players: list[str], round_no: int, hands: Any) -> dict[str, lis
     n = len(players)
     size, valid = HAND_SIZE[n], card_order(n)
     if not isinstance(hands, dict) or set(hands) != set(players):
-        raise BadSetup(f"deal round {round_no} needs 'hands' for exactly {', '.join(players)}")
+        raise BadSetup(N_("deal round %(round_no)s needs 'hands' for exactly %(players)s"),
+                       round_no=round_no, players=', '.join(players))
     seen: set[str] = set()
     out = {}
     for p in players:
         hand = hands[p]
         if not isinstance(hand, list) or len(hand) != size:
-            raise BadSetup(f"deal round {round_no}: {p} must hold {size} cards")
+            raise BadSetup(N_("deal round %(round_no)s: %(p)s must hold %(size)s cards"),
+                           round_no=round_no, p=p, size=size)
         for card in hand:
             if not isinstance(card, str) or card not in valid:
-                raise BadSetup(
-                    f"deal round {round_no}: {card!r} is not a card of a {n}-player game "
-                    f"(colours {''.join(COLOURS)}, values 0–{TOP[n]})"
-                )
+                raise BadSetup(N_("deal round %(round_no)s: %(card)r is not a card of a "
+                                  "%(n)s-player game (colours %(colours)s, values 0–%(top)s)"),
+                               round_no=round_no, card=card, n=n, colours=''.join(COLOURS),
+                               top=TOP[n])
             if card in seen:
-                raise BadSetup(f"deal round {round_no}: {card} is dealt twice")
+                raise BadSetup(N_("deal round %(round_no)s: %(card)s is dealt twice"),
+                               round_no=round_no, card=card)
             seen.add(card)
         out[p] = sort_cards(hand, n)
     return out

@@ -19,6 +19,7 @@ from domain.core import (
     Refusal,
     Sample,
 )
+from domain.core.words import N_
 from domain.voodoo_prince import deal as dealing
 from domain.voodoo_prince.cards import (
     COLOUR_NAMES,
@@ -121,8 +122,8 @@ class VoodooPrince(Game):
     def turn_refusal(self, player: str) -> NotYourTurn:
         """While the dealer still chooses trump, the others wait under VP-3."""
         if self.trump is None and self.turn == self.dealer:
-            return NotYourTurn("VP-3", f"{self.dealer} deals and chooses trump first; "
-                                       f"{player} waits.")
+            return NotYourTurn("VP-3", N_("%(dealer)s deals and chooses trump first; %(player)s "
+                                          "waits."), dealer=self.dealer, player=player)
         return super().turn_refusal(player)
 
     @property
@@ -169,11 +170,11 @@ class VoodooPrince(Game):
     def check_trump_open(self) -> None:
         """Trump is chosen only once, by a later round's dealer, before the first lead."""
         if self.round == 1:
-            raise Refusal("VP-2", f"In round 1 trump is drawn, not chosen: it is "
-                                  f"{COLOUR_NAMES[self.trump]}.")
+            raise Refusal("VP-2", N_("In round 1 trump is drawn, not chosen: it is %(colour)s."),
+                          colour=COLOUR_NAMES[self.trump])
         if self.trump is not None:
-            raise Refusal("VP-3", f"Trump for round {self.round} is already "
-                                  f"{COLOUR_NAMES[self.trump]}.")
+            raise Refusal("VP-3", N_("Trump for round %(round)s is already %(colour)s."),
+                          round=self.round, colour=COLOUR_NAMES[self.trump])
 
     def play(self, player: str, card: str) -> None:
         """Play a card to the trick; a full trick is won, and may finish a player or the round."""
@@ -186,19 +187,23 @@ class VoodooPrince(Game):
         """The card exists in this game, trump is known, the player holds it and follows suit."""
         n = len(self.players)
         if card not in card_order(n):
-            raise BadCommand(f"{card!r} is not a card of a {n}-player game "
-                             f"(colours {''.join(COLOURS)}, values 0–{TOP[n]})")
+            raise BadCommand(N_("%(card)r is not a card of a %(n)s-player game (colours "
+                                "%(colours)s, values 0–%(top)s)"), card=card, n=n,
+                             colours=''.join(COLOURS), top=TOP[n])
         if self.trump is None:
-            raise Refusal("VP-3", f"{self.dealer} must choose trump before leading.")
+            raise Refusal("VP-3", N_("%(dealer)s must choose trump before leading."),
+                          dealer=self.dealer)
         hand = self.hands[player]
         # No ruling names this case; VP-5 is about what a player may play. The refusal never
         # says a card is undealt (VP-4): that would tell the player what is out of play.
         if card not in hand:
-            raise Refusal("VP-5", f"{player} does not hold {card}.")
+            raise Refusal("VP-5", N_("%(player)s does not hold %(card)s."), player=player,
+                          card=card)
         led = self._led()
         if card not in playable(hand, led):
             held = ", ".join(c for c in hand if colour(c) == led)
-            raise Refusal("VP-5", f"{player} must follow {COLOUR_NAMES[led]} and holds {held}.")
+            raise Refusal("VP-5", N_("%(player)s must follow %(colour)s and holds %(held)s."),
+                          player=player, colour=COLOUR_NAMES[led], held=held)
 
     def _settle_trick(self) -> None:
         cards = [entry["card"] for entry in self.trick]

@@ -17,7 +17,7 @@ from api.i18n import CATALOGS, LANGUAGES
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "t": None,
             "tn": (1, 2), "pt": ((1, "c"), 2), "pgettext": ((1, "c"), 2), "translate": None}
-PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sdr]")
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]  # English is the source
 
 
@@ -168,3 +168,38 @@ def test_the_script_check_finds_unmarked_text() -> None:
     assert unmarked_in_script('el("p", {}, "Waiting for the host");') == ["Waiting for the host"]
     assert unmarked_in_script('el("p", {}, `Round ${n} ended`);') == ["Round ${n} ended"]
     assert unmarked_in_script('el("p", { class: "card back" }, t("Waiting for the host"));') == []
+
+
+# -- Python messages Babel cannot see ------------------------------------------------------------
+
+# A marking call with its message written out: _("…"), self._("…"), ngettext("…", …), N_("…").
+MARKING_CALL = re.compile(r"(?<![\w])(?:self\._|_\.ngettext|self\.ngettext|_|gettext|ngettext|N_)"
+                          r"\(\s*[\"']")
+
+
+def marked_inside_fstrings(source: str) -> list[str]:
+    """Marked messages written inside an f-string's braces, where extraction never looks."""
+    import io
+    import tokenize
+
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        prefix = re.match(r"\w*", token.string).group().lower()
+        if token.type == tokenize.STRING and "f" in prefix and MARKING_CALL.search(token.string):
+            found.append(f"line {token.start[0]}: {token.string[:60]}")
+    return found
+
+
+@pytest.mark.parametrize("folder", ["domain", "service", "api", "replays", "cli"])
+def test_no_marked_message_hides_in_an_fstring(folder: str) -> None:
+    # Check every marked Python message is one Babel extracts (not in an f-string's braces).
+    hidden = {str(p.relative_to(ROOT)): marked_inside_fstrings(p.read_text())
+              for p in sorted((ROOT / folder).rglob("*.py"))}
+    hidden = {path: found for path, found in hidden.items() if found}
+    assert not hidden, hidden
+
+
+def test_the_fstring_check_finds_a_hidden_message() -> None:
+    assert marked_inside_fstrings("x = f\"<h2>{_('Annotations')}</h2>\"\n")
+    assert marked_inside_fstrings("x = f'{self._(\"a\")}'\n")
+    assert not marked_inside_fstrings("x = f'{value}'\ny = _('Annotations')\n")

@@ -1,0 +1,153 @@
+"""Errors in the reader's language (issue 25): the `message` of every JSON error is translated,
+while `code`, `rule` and the JSON keys are the same in every language; and every error the
+Python code raises carries a marked template, so the catalogs can translate it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from api.i18n import LANGUAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def create(client, key: str, players: list[str], **extra) -> dict:
+    body = {"game": key, "players": players, "seed": 5, **extra}
+    answer = client.post("/games", json=body)
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()
+
+
+def refuse(client, game: dict, command: dict, lang: str | None, player: str) -> tuple[int, dict]:
+    headers = {"Authorization": f"Bearer {game['player_tokens'][player]}"}
+    if lang:
+        headers["Accept-Language"] = lang
+    answer = client.post(f"/games/{game['game_id']}/commands", json=command, headers=headers)
+    return answer.status_code, answer.get_json()
+
+
+def vampire_queen(client):
+    game = create(client, "vampire-queen", ["Ann", "Ben", "Cy"])
+    return game, {"type": "pass"}, game["view"]["to_act"][0], "VQ-4"  # the start player leads
+
+
+def voodoo_prince(client):
+    game = create(client, "voodoo-prince", ["Ann", "Ben"])
+    # In round 1 trump is drawn, not chosen (the refusal names the colour: a word translated).
+    return game, {"type": "choose_trump", "trump": "R"}, game["view"]["to_act"][0], "VP-2"
+
+
+def vampir(client):
+    game = create(client, "vampir", ["Ann", "Ben", "Cy"])
+    return game, {"type": "discard", "card": "W"}, game["view"]["to_act"][0], "VA-2"
+
+
+def vampiring(client):
+    game = create(client, "vampiring", ["Ann", "Ben"])
+    move = {"type": "move", "metamorphosis": "a", "direction": "cw"}
+    code, _ = refuse(client, game, move, None, "Ann")
+    assert code == 200
+    return game, move, "Ann", "VR-4"  # a move is final: a second one is refused
+
+
+@pytest.mark.parametrize("setup", [vampire_queen, voodoo_prince, vampir, vampiring],
+                         ids=lambda f: f.__name__)
+def test_a_refusal_in_every_language(client, setup) -> None:
+    game, command, player, rule = setup(client)
+    # Check the English answer first: no language asked.
+    status, english = refuse(client, game, command, None, player)
+    assert status == 422 and english["error"]["rule"] == rule
+    version = client.get(f"/games/{game['game_id']}").get_json()["version"]
+    messages = {"en": english["error"]["message"]}
+    for lang in LANGUAGES[1:]:
+        # Fail the same command in each language: the same code, rule and keys; its words.
+        again, answer = refuse(client, game, command, f"{lang};q=0.9, en;q=0.5", player)
+        assert again == status
+        assert answer.keys() == english.keys() and answer["error"].keys() == english["error"].keys()
+        assert answer["error"]["code"] == english["error"]["code"]
+        assert answer["error"]["rule"] == rule
+        messages[lang] = answer["error"]["message"]
+    assert len(set(messages.values())) == len(LANGUAGES), messages
+    # Check nothing changed, and ?lang= says the same as Accept-Language.
+    assert client.get(f"/games/{game['game_id']}").get_json()["version"] == version
+    headers = {"Authorization": f"Bearer {game['player_tokens'][player]}"}
+    by_parameter = client.post(f"/games/{game['game_id']}/commands?lang=de", json=command,
+                               headers=headers).get_json()
+    assert by_parameter["error"]["message"] == messages["de"]
+
+
+def test_words_of_the_game_are_translated_inside_a_refusal(client) -> None:
+    game, command, player, _ = voodoo_prince(client)
+    trump = game["view"]["state"]["trump"]
+    colours = {"R": ("red", "Rot"), "B": ("blue", "Blau"), "G": ("green", "Grün"),
+               "Y": ("yellow", "Gelb"), "P": ("purple", "Lila")}
+    english, german = colours[trump]
+    assert english in refuse(client, game, command, None, player)[1]["error"]["message"]
+    said = refuse(client, game, command, "de", player)[1]["error"]["message"]
+    assert said.startswith("In Runde 1 wird Trumpf aufgedeckt") and english not in said
+    assert german in said
+
+
+def test_service_and_validation_errors_are_translated(client) -> None:
+    # Check a missing game (a service error) in French and in English.
+    gone = client.get("/games/00000000-0000-4000-8000-000000000000",
+                      headers={"Accept-Language": "fr"})
+    assert gone.status_code == 404 and gone.get_json()["error"]["code"] == "not_found"
+    assert gone.get_json()["error"]["message"].startswith("aucune partie")
+    assert client.get("/games/00000000-0000-4000-8000-000000000000").get_json()[
+        "error"]["message"].startswith("no game")
+    # Fail to create a game with a body marshmallow refuses: its messages in Italian.
+    bad = client.post("/games?lang=it", json={"game": "chess", "players": ["Ann"], "x": 1})
+    assert bad.status_code == 400 and bad.get_json()["error"]["code"] == "bad_request"
+    message = bad.get_json()["error"]["message"]
+    assert "Campo sconosciuto." in message and "Deve essere uno di:" in message
+    assert "game" in message and "x" in message  # the fields keep their names
+    # Check an unknown route's answer is translated too (werkzeug's own description).
+    lost = client.get("/no/such/page", headers={"Accept-Language": "es"})
+    assert lost.status_code == 404 and lost.get_json()["error"]["message"].startswith("La URL")
+
+
+def test_an_english_client_reads_what_it_read_before(client) -> None:
+    # Check the English messages are the original sentences, word for word.
+    game, command, player, _ = vampire_queen(client)
+    message = refuse(client, game, command, None, player)[1]["error"]["message"]
+    assert message == f"{player} is the start player and must lead; only later players may pass."
+
+
+# -- every error raised in Python carries a marked template ----------------------------------
+
+ERRORS = {"Refusal": 1, "NotYourTurn": 1, "GameFinished": 1, "BadCommand": 0, "BadSetup": 0,
+          "Aborted": 0, "Unauthorized": 0, "Forbidden": 0, "GameNotFound": 0, "Conflict": 0}
+SOURCES = ["domain", "service", "api", "replays"]
+
+
+def unmarked_errors(source: str) -> list[int]:
+    """Lines where an error of the domain or service is made with a message not in N_(…)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id in ERRORS and len(node.args) > ERRORS[node.func.id]):
+            message = node.args[ERRORS[node.func.id]]
+            if isinstance(message, ast.Constant | ast.JoinedStr | ast.BinOp) or isinstance(message, ast.Call) and not (
+                    isinstance(message.func, ast.Name) and message.func.id == "N_"):
+                lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("folder", SOURCES)
+def test_every_error_message_is_marked(folder: str) -> None:
+    # Check each error raised under the folder says a marked template, not a made-up string.
+    found = {str(path.relative_to(ROOT)): unmarked_errors(path.read_text())
+             for path in sorted((ROOT / folder).rglob("*.py"))}
+    unmarked = {path: lines for path, lines in found.items() if lines}
+    assert not unmarked, f"errors whose message is not N_(…): {unmarked}"
+
+
+def test_the_error_check_finds_unmarked_messages() -> None:
+    assert unmarked_errors('raise Refusal("VQ-4", f"{p} must lead")') == [1]
+    assert unmarked_errors('raise BadCommand("a plain string")') == [1]
+    assert unmarked_errors('raise Refusal("VQ-4", N_("%(p)s must lead"), p=p)') == []
+    assert unmarked_errors("raise Refusal(rule, refusal, player=player)") == []

@@ -1,0 +1,94 @@
+"""The narration of events in every language (issue 25): the viewer's, the dispute report's."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cli import main as gruft
+from domain import describe_events
+from service.catalogs import LANGUAGES, translations
+
+GOLDEN = Path(__file__).resolve().parents[1] / "replays" / "golden"
+GAMES = ["vampir", "vampire-queen", "vampiring", "voodoo-prince"]
+RULING = re.compile(r"\b(?:VA|VQ|VR|VP)-\d+\b")
+
+
+def told(key: str, lang: str) -> list[dict]:
+    document = json.loads((GOLDEN / f"{key}.json").read_text())
+    catalog = translations(lang)
+    return describe_events(key, document["events"], document["players"],
+                           document.get("options") or {}, strict=True,
+                           gettext=catalog.gettext, ngettext=catalog.ngettext)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+@pytest.mark.parametrize("key", GAMES)
+def test_every_event_is_told_in_every_language(key: str, lang: str) -> None:
+    # Check each event's words are the language's, citing the same rulings as the English.
+    english, said = told(key, "en"), told(key, lang)
+    assert [e["type"] for e in said] == [e["type"] for e in english]
+    for theirs, ours in zip(said, english, strict=True):
+        assert theirs["text"] != ours["text"], (lang, ours["text"])
+        assert RULING.findall(theirs["text"]) == RULING.findall(ours["text"]), theirs["text"]
+        assert theirs.get("seen", {}).keys() == ours.get("seen", {}).keys()
+
+
+def test_the_rulebooks_terms() -> None:
+    # Check the games' own words as the German rulebooks print them.
+    words = " ".join(e["text"] for key in GAMES for e in told(key, "de"))
+    for term in ("Stich", "Trumpf", "Durchgang", "Vampirjäger", "Minuspunkte", "bedienen"):
+        assert term in words, term
+
+
+def test_the_viewer_tells_the_game_in_the_page_language(client) -> None:
+    created = client.post("/games", json={"game": "voodoo-prince", "players": ["Ann", "Ben"],
+                                          "seed": 3}).get_json()
+    page = client.get(f"/games/{created['game_id']}/viewer?token={created['host_token']}"
+                      "&lang=fr").get_data(as_text=True)
+    data = json.loads(re.search(r'id="viewer-data"[^>]*>(.*?)</script>', page, re.S).group(1))
+    assert data["events"][0]["text"].startswith("Ann et Ben s'installent pour Voodoo Prince")
+    assert data["events"][1]["text"].startswith("Manche 1 sur")
+    english = client.get(f"/games/{created['game_id']}/viewer?token={created['host_token']}"
+                         "&lang=en").get_data(as_text=True)
+    assert "Ann and Ben sit down to Voodoo Prince" in english
+
+
+def test_the_report_in_german_in_berlin_time(tmp_path: Path) -> None:
+    source, out = GOLDEN / "voodoo-prince.json", tmp_path / "report.html"
+    document = json.loads(source.read_text())
+    stamp = document["events"][4]["timestamp"]
+    assert gruft(["report", str(source), "--step", "5", "--out", str(out), "--lang", "de",
+                  "--tz", "Europe/Berlin"]) in (0, 2)  # no --key: the signature is unverified
+    page = out.read_text("utf-8")
+    assert '<html lang="de">' in page and "Streitfallbericht" in page
+    assert "Die Ereignisse um Schritt 5" in page
+    # The step's time is in Berlin's zone, saying which (CET in winter, CEST in summer).
+    assert stamp not in page and re.search(r"\d\d:\d\d:\d\d CES?T", page)
+    for item in told("voodoo-prince", "de")[:10]:
+        assert item["text"].replace("'", "&#x27;") in page
+
+
+def test_the_report_refuses_an_unknown_zone(tmp_path: Path, capsys) -> None:
+    assert gruft(["report", str(GOLDEN / "vampir.json"), "--step", "2", "--out",
+                  str(tmp_path / "r.html"), "--tz", "Mars/Olympus"]) == 2
+    assert "not a time zone" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_the_play_pages_log_in_the_readers_language(client) -> None:
+    created = client.post("/games", json={"game": "vampire-queen", "players": ["Ann", "Ben", "Cy"],
+                                          "seed": 3}).get_json()
+    url = f"/games/{created['game_id']}/narration"
+    seat = {"Authorization": f"Bearer {created['player_tokens']['Ann']}"}
+    english = client.get(url, headers=seat).get_json()
+    german = client.get(url, headers={**seat, "Accept-Language": "de"}).get_json()
+    # Check the same shape, the same versions and types, the words in German.
+    assert german.keys() == english.keys()
+    said = [(e["version"], e["type"]) for e in german["events"]]
+    assert said == [(e["version"], e["type"]) for e in english["events"]]
+    assert german["events"][0]["text"].startswith("Ann, Ben und Cy setzen sich zu Vampire Queen")
+    assert "Durchgang 1 von" in german["events"][1]["text"]
