@@ -53,12 +53,16 @@ def play(port: int, games: list[dict[str, Any]], seed: int, moved: list[int],
 
 
 def figures(db: Path, data: Path) -> dict[str, Any]:
-    """The read models of a store, built afresh from its log: leaderboards and every player's
-    statistics; and every game's export, verified against the store's key."""
-    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db),
-           "READMODELS_SQLITE_DBNAME": str(db.with_suffix(".rebuilt.views.sqlite")),
-           "GRUFT_DATA_DIR": str(data), "GRUFT_BOTS": "external"}
-    app = create_app({"TESTING": True, "GRUFT_ENV": env})
+    """The read models of a SQLite store, built afresh from its log: leaderboards and every
+    player's statistics; and every game's export, verified against the store's key."""
+    return store_figures({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db),
+                          "READMODELS_SQLITE_DBNAME": str(db.with_suffix(".rebuilt.views.sqlite")),
+                          "GRUFT_DATA_DIR": str(data)})
+
+
+def store_figures(env: dict[str, str]) -> dict[str, Any]:
+    """`figures` of the store `env` names."""
+    app = create_app({"TESTING": True, "GRUFT_ENV": {**env, "GRUFT_BOTS": "external"}})
     try:
         client, store = app.test_client(), app.extensions["gruft"]
         boards = {k: client.get(f"/leaderboard?game={k}").get_json() for k in available_games()}
@@ -198,3 +202,57 @@ def test_progress_is_shown_on_a_terminal_only(sqlite_env, tmp_path):
     # ...and never in a file or a pipe.
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "of 1 games read" not in done.stderr
+
+
+def test_the_drill_on_postgresql_pg_dump_under_load_then_pg_restore(postgres_env, tmp_path):
+    # docs/deployment.md, "Backups, archives and restores": pg_dump while gruft serves, then
+    # pg_restore into an empty database.
+    schema, data = postgres_env["POSTGRES_SCHEMA"], Path(postgres_env["GRUFT_DATA_DIR"])
+    connect = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
+    dump, restored_db = tmp_path / "gruft.dump", f"gruft_restore_{schema}"
+    with served_gruft(postgres_env, tmp_path / "serve.log", workers=2) as port:
+        made = []
+        for key in available_games():
+            status, created = call(port, "POST", "/games", {
+                "game": key, "players": seats(key), "options": SHORT_OPTIONS[key]})
+            assert status == 201, created
+            made.append(created)
+        moved: list[int] = []
+        stop = threading.Event()
+        clients = [threading.Thread(target=play, args=(port, made[i::2], i, moved, stop))
+                   for i in range(2)]
+        for client in clients:
+            client.start()
+        try:
+            wait_until(lambda: len(moved) >= 40, "the clients to have played 40 commands")
+            done = subprocess.run(["pg_dump", *connect, "--format=custom", f"--file={dump}",
+                                   f"--schema={schema}", "test"], capture_output=True, text=True,
+                                  timeout=300)
+            assert done.returncode == 0, done.stderr
+        finally:
+            stop.set()
+            for client in clients:
+                client.join()
+    subprocess.run(["createdb", *connect, restored_db], check=True, timeout=60)
+    try:
+        done = subprocess.run(["pg_restore", *connect, "--no-owner", f"--dbname={restored_db}",
+                               str(dump)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        # Check every game of the restored database verifies, and an archive of it restored
+        # into a fresh SQLite store gives the same games and the same read models' figures.
+        restored_env = {**postgres_env, "POSTGRES_DBNAME": restored_db}
+        restored = store_figures(restored_env)
+        assert set(restored["games"]) == {m["game_id"] for m in made}
+        assert all(valid for valid, _, _ in restored["games"].values()), restored["games"]
+        archive = tmp_path / "archive.jsonl"
+        done = gruft("archive", str(archive), env=restored_env)
+        assert done.returncode == 0, done.stderr
+        fresh = tmp_path / "fresh.sqlite"
+        done = gruft("restore", str(archive), "--db", str(fresh), env={"GRUFT_DATA_DIR": str(data)})
+        assert done.returncode == 0, done.stderr
+        again = figures(fresh, data)
+        assert again["games"] == restored["games"]
+        assert again["leaderboards"] == restored["leaderboards"]
+        assert again["stats"] == restored["stats"]
+    finally:
+        subprocess.run(["dropdb", *connect, "--force", restored_db], timeout=60)
