@@ -458,11 +458,11 @@ class Games(SaveHooks):
         """New invitation codes for `seats` (players' names; HOST_SEAT: the host's own), the
         host's to issue; each seat's earlier code and the credential got with it are dead."""
         if not is_host(viewer):
-            raise Forbidden("only the host issues invitations")
+            raise Forbidden(N_("only the host issues invitations"))
         game = self.game(game_id)
         for seat in seats:
             if seat != HOST_SEAT and seat not in game.players:
-                raise BadCommand(f"{seat!r} does not play in this game")
+                raise BadCommand(N_("%(seat)r does not play in this game"), seat=seat)
         invitations = self.access.invitations(game.id) or Invitations(
             game_id=game.id)
         codes = {seat: invitations.issue(seat) for seat in seats}
@@ -475,8 +475,8 @@ class Games(SaveHooks):
         invitations = self.access.invitations(gid)
         accepted = invitations.accept(code) if invitations is not None else None
         if accepted is None:
-            raise Unauthorized("that invitation is not valid: it was used already, or the host "
-                               "issued a new one; ask the host for a new link")
+            raise Unauthorized(N_("that invitation is not valid: it was used already, or the "
+                                  "host issued a new one; ask the host for a new link"))
         self._store_invitations(invitations)
         return accepted
 
@@ -484,7 +484,7 @@ class Games(SaveHooks):
         try:
             self.save(invitations)
         except IntegrityError:
-            raise Conflict("the invitations changed meanwhile: try again") from None
+            raise Conflict(N_("the invitations changed meanwhile: try again")) from None
 
     def game(self, game_id: str | UUID) -> Game:
         """The current game, read-only."""
