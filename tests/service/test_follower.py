@@ -148,7 +148,9 @@ def test_one_follower_per_application_and_no_other_reader_of_the_log():
                            if isinstance(node, ast.Attribute)
                            and node.attr == "select_notifications"
                            and where != "service/follower.py")
-    # Reads of a topic's notifications, woken by the follower's subscribers, not polling:
-    # the bot runner's start (the bot games stored so far) and the game log's catch-up (the
-    # games that ended since its position, when a change wakes it).
-    assert sorted(readers) == ["bots/seats.py", "service/gamelog.py"]
+    # Reads of a topic's notifications once, not polling: the bot and clock runners' starts
+    # (the bot games and clocked games stored so far; then the follower feeds them), the game
+    # log's catch-up (the games that ended since its position, when a change wakes it), and
+    # `gruft archive` listing every game once.
+    assert sorted(readers) == ["bots/clocks.py", "bots/seats.py", "replays/archive.py",
+                               "service/gamelog.py"]
