@@ -4,7 +4,8 @@ An archive is JSON Lines: each line one signed replay document, as `GET /games/{
 makes it for the host (so a game in play is archived with its secrets: keep archives as you keep
 the store). Restoring verifies each document against the server's keys (the current one and the
 retired ones) and stores it under the game id it had, skipping a game already in the store; the
-seats get new tokens (a document carries none), written with `--tokens FILE` for games that go on.
+seats get new tokens (a document carries none), written with `--tokens FILE` for games that go on,
+and the server's bots go on playing the bot seats its creation records.
 Both stream: one game in memory at a time. On a terminal, progress goes to stderr.
 """
 
@@ -102,7 +103,9 @@ def restore_one(games: Any, key: Any, line: str) -> tuple[str, Any]:
         verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature)
     if not verdict.valid:
         raise RestoreError(f"game {game_id} is not valid here: {describe(verdict.problems[0])}")
-    return "restored", games.store_imported(verdict.game, document.get("annotations"))
+    # The server's bots go on playing the seats the game's creation gave them.
+    return "restored", games.store_imported(verdict.game, document.get("annotations"),
+                                            bots=dict(verdict.game.bots))
 
 
 def restore(games: Any, key: Any, lines: Iterable[str], *, tokens: IO[str] | None = None,

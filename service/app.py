@@ -234,16 +234,19 @@ class Games(SaveHooks):
         return self.store_new(aggregate, seats, host_seat=host_seat)
 
     def store_imported(self, aggregate: Game,
-                       annotations: list[dict[str, Any]] | None = None) -> NewGame:
-        """Store a game re-run from a verified replay document, under a new id and new tokens,
-        with the document's verified annotations (their chain holds: the events are the same).
+                       annotations: list[dict[str, Any]] | None = None,
+                       bots: dict[str, str] | None = None) -> NewGame:
+        """Store a game re-run from a verified replay document, under a new id and new tokens
+        (a restore keeps the archived id: replays.archive), with the document's verified
+        annotations (their chain holds: the events are the same); `bots`: the seats the
+        server's bots play on (a restore's, as its creation recorded them).
 
         Its seats are the recorded names: they must follow today's name rule (no look-alike
         seats here), though the document verifies whatever rule it was recorded under.
         """
         check_seated_names(list(aggregate.players))
         desk = Annotations.restored(aggregate.id, aggregate.seed_commitment, annotations or [])
-        return self.store_new(aggregate, also=(desk,) if desk is not None else ())
+        return self.store_new(aggregate, bots or None, also=(desk,) if desk is not None else ())
 
     def store_new(self, aggregate: Game, bots: dict[str, str] | None = None,
                   also: tuple[Any, ...] = (), host_seat: str | None = None,

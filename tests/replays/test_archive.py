@@ -13,6 +13,7 @@ from typing import Any
 
 from api import create_app
 from domain import available_games
+from domain.core import HOST
 from replays.archive import document_of, game_ids
 from replays.document import verify
 from service.readmodels import read_models
@@ -256,3 +257,36 @@ def test_the_drill_on_postgresql_pg_dump_under_load_then_pg_restore(postgres_env
         assert again["stats"] == restored["stats"]
     finally:
         subprocess.run(["dropdb", *connect, "--force", restored_db], timeout=60)
+
+
+def test_a_restored_game_keeps_its_id_annotations_and_bot_seats(sqlite_env, tmp_path):
+    import io
+
+    from replays.archive import archive, restore
+    from service import Games
+    from service.gamelog import GameLog
+    from service.settings import data_dir
+    from service.signing import SigningKey
+
+    games = Games(env=sqlite_env)
+    key = SigningKey.load_or_create(data_dir(games.storage))
+    players = seats("vampiring")
+    try:
+        new = games.create_game("vampiring", players, seed=2, options=SHORT_OPTIONS["vampiring"],
+                                bots={players[1]: "random"})
+        games.arbiter.annotate(new.game_id, HOST, 0, "before anything", "note")
+        out = io.StringIO()
+        assert archive(games, key, GameLog(games, key), out) == 1
+    finally:
+        games.close()
+    fresh = Games(env={**sqlite_env, "SQLITE_DBNAME": str(tmp_path / "fresh.sqlite")})
+    try:
+        counts, refused = restore(fresh, key, out.getvalue().splitlines())
+        assert counts == {"restored": 1, "skipped": 0, "refused": 0} and refused == []
+        # Check the game is back under its own id, with its note and its bot seat.
+        assert fresh.game(new.game_id).players == players
+        assert fresh.access.bot_seats(new.game_id) == {players[1]: "random"}
+        assert [a["text"] for a in fresh.arbiter.annotation_records(fresh.game(new.game_id))] == [
+            "before anything"]
+    finally:
+        fresh.close()
