@@ -2,8 +2,8 @@
 
 gunicorn logs a request it cannot parse — a request line holding a control character, a bad
 header name — with the whole line, query string and all, so `?token=…` reached the log. Every
-line of gunicorn's error log goes through `redact` first: a query string, a `token=` value and
-an `Authorization` value are replaced by `…` (gruft's own log lines never hold them:
+line of gunicorn's error log goes through `redact` first: a query string, a `token=`, `invite=`
+or `code=` value and an `Authorization` value are replaced by `…` (gruft's own log lines never hold them:
 api/request_log.py).
 """
 
@@ -16,7 +16,7 @@ from gunicorn.glogging import Logger
 
 # A query string in a URL or request line, up to the next space or quote (escaped or not).
 _QUERY = re.compile(r"\?[^\s'\"]*")
-_TOKEN = re.compile(r"(token=)[^\s&'\"]*", re.IGNORECASE)
+_TOKEN = re.compile(r"((?:token|invite|code)=)[^\s&'\"]*", re.IGNORECASE)
 _BEARER = re.compile(r"(bearer\s+)[^\s'\"]+", re.IGNORECASE)
 
 

@@ -16,12 +16,14 @@ MALFORMED = [
     f"GET /games/x/play?token={SECRET} HTTP/1.1\x01\r\nHost: a\r\n\r\n",
     f"GET /games/x/play?token={SECRET} HTTP/1.1\r\nHost: a\r\nBad\x01Header: {SECRET}\r\n\r\n",
     f"GET /x?a=1&token={SECRET}\x00 HTTP/1.1\r\nAuthorization: Bearer {SECRET}\r\n\r\n",
+    f"GET /games/x/play?invite={SECRET}\x7f HTTP/1.1\r\nHost: a\r\n\r\n",  # a code
 ]
 
 
 def test_redact_leaves_no_token():
     for text in [f"'GET /p?token={SECRET} HTTP/1.1'", f"token={SECRET}", f"Bearer {SECRET}",
-                 f"/games/1/stream?after=3&token={SECRET}"]:
+                 f"/games/1/stream?after=3&token={SECRET}", f"invite={SECRET}",
+                 f'{{"code": "x", "code=": 1}} code={SECRET}']:
         assert SECRET not in redact(text), redact(text)
 
 
