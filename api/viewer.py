@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import render_template, request, url_for
 
-from api.auth import request_token
+from api.auth import query_token, request_token
 from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.i18n import error_text, narration_words
@@ -91,18 +91,26 @@ def game_list():
      "required": False, "description": "the step to open at (shareable)"},
     {"in": "query", "name": "token", "schema": {"type": "string"}, "required": False,
      "description": "the host token, for a game still in progress (a browser cannot send "
-                    "an Authorization header when it navigates)"}])
+                    "an Authorization header when it navigates); the host's page posts it as "
+                    "the form field `token` instead, so that no address holds it"}],
+    methods=["GET", "POST"])
 @blp.doc(responses={200: HTML_PAGE, 401: {"description": "unauthorized"},
                     403: {"description": "forbidden: in progress and not the host"},
                     404: {"description": "not_found"}})
 def viewer_page(game_id: str):
-    """A web page that steps through a game (host any time, anyone once it is finished)."""
+    """A web page that steps through a game (host any time, anyone once it is finished).
+
+    POST takes the token as the form field `token` (the host's page's button): a browser keeps
+    the addresses it opens, never a form's fields (issue 23, item 6)."""
     token = request_token()
+    if token is None and request.method == "POST":
+        token = query_token(request.form.get("token"))
     who = games().access.authenticate(game_id, token)
     try:
         game, records = games().reads.replay_records(game_id, who, N_("This game's replay"))
     except Forbidden as err:
-        raise Forbidden(N_("%(err)s; the host can watch it now with ?token=<host token>."), err=err) from None
+        raise Forbidden(N_("%(err)s; the host can watch it now from the host's page."),
+                        err=err) from None
     # The script needs the token while the JSON endpoints still ask for it (in play, or sealed:
     # service.seals), and the host's for what only the host does (forking).
     open_to_all = games().reads.seals.revealed(game)

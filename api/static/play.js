@@ -816,8 +816,12 @@ function linkField(url, label, attrs = {}) {
 // The host's own link opens this page as the host on another device, once (it carries a code,
 // never the host token); this browser keeps the host's seat itself.
 function drawHostLink(link) {
+  // The replay so far: the token goes in a form's field, never in the viewer's address.
+  const replay = el("form", { method: "post", action: urls.viewer, target: "_blank", class: "replay-form" },
+    el("input", { type: "hidden", name: "token", value: token }),
+    el("button", { type: "submit", "data-host-replay": "" }, t("Replay (host only)")));
   if (!link) {
-    $("host-link").replaceChildren();
+    $("host-link").replaceChildren(replay);
     return;
   }
   const again = el("button", { type: "button", class: "reissue", "data-reissue-host": "" }, t("New link"));
@@ -826,7 +830,8 @@ function drawHostLink(link) {
     el("p", { class: "hint" }, t("Your host link opens this page as the host on another device, once; then make a new one here. This browser keeps your seat by itself.")),
     el("div", { class: "invite" }, ...linkField(link.url, t("your host link"), { "data-host-link": "" }), again,
       link.qr ? el("details", { class: "qr" }, el("summary", {}, t("QR code")),
-        el("img", { src: link.qr, alt: t("QR code of your host link"), width: 180, height: 180 })) : null));
+        el("img", { src: link.qr, alt: t("QR code of your host link"), width: 180, height: 180 })) : null),
+    replay);
 }
 
 function invitesKept() {

@@ -174,6 +174,21 @@ def test_only_the_host_issues_invitations_and_only_for_this_games_seats(client):
     assert "?invite=" in answer["host"]["url"] and game["host_token"] not in answer["host"]["url"]
 
 
+def test_the_host_opens_the_viewer_of_a_game_in_play_by_a_form_not_an_address(client):
+    game = create(client)
+    url = f"/games/{game['game_id']}/viewer"
+    # Check the token posted as a form's field opens it (the host page's button)...
+    answer = client.post(url, data={"token": game["host_token"]})
+    assert answer.status_code == 200 and b"viewer-data" in answer.data
+    # ... and nothing else: no token, a player's, a forged one
+    assert client.post(url, data={}).status_code == 403
+    assert client.post(url, data={"token": game["player_tokens"]["Ann"]}).status_code == 403
+    assert client.post(url, data={"token": "forged"}).status_code == 401
+    assert client.post(url, data={"token": ""}).status_code == 401
+    # Check ?token= still works for clients that use it
+    assert client.get(f"{url}?token={game['host_token']}").status_code == 200
+
+
 # -- VampiRing's previews ---------------------------------------------------------------------
 
 def test_vr5_vampiring_legal_moves_carry_where_each_move_would_land(client):

@@ -92,9 +92,16 @@ def test_no_token_in_the_browsers_history_or_the_servers_logs(playwright, sqlite
                         token=kept_seat(tabs["Ann"], game)["token"])[0] == 401
             tab, credential = open_invitation(context, again, ("player", "Ann"), game)
             secrets.add(credential)
-            # A viewer's and a spectator's address (they carry no token anyway).
+            # Check the host opens the replay of the game in play from the host's page (the
+            # token posted in a form, not put in the viewer's address).
+            with hosting.expect_popup() as opened:
+                hosting.click("[data-host-replay]")
+            replay = opened.value
+            replay.wait_for_selector("#status")
+            assert replay.get_attribute("#status", "class") == "status status-in_progress"
+            assert "token" not in replay.url
+            # A spectator's address (it carries no token anyway).
             tab.goto(f"{base}/games/{game}/play")
-            tab.goto(f"{base}/games/{game}/viewer")
             tab.goto(f"{base}/")
         finally:
             context.close()  # Chromium writes its History database out
