@@ -164,6 +164,7 @@ const link = new Link({
       return;
     }
     for (const event of body.events || []) logEvent(event);
+    if (body.view) takeMoves(body.view, body.legal_moves);
     if (body.view) applyView(body.view);
   },
   onPresence(message) {
@@ -501,6 +502,9 @@ function refreshTurn() {
     return;
   }
   if (game.movesVersion !== v.version) loadMoves();
+  else if ($("moves").dataset.state !== "ready" || $("moves").dataset.version !== String(v.version)) {
+    setMoves(game.moves, game.previews, "ready"); // the stream brought them (takeMoves)
+  }
 }
 
 function turnPrompt() {
@@ -520,6 +524,16 @@ function turnPrompt() {
   }
 }
 
+// A seat's stream message carries its legal moves: once this game is known to need no previews
+// (VampiRing's come with /legal-moves only), they are taken from there, with no call of their own.
+function takeMoves(view, moves) {
+  if (!game.streamMoves || !Array.isArray(moves) || view.version <= game.version) return;
+  game.movesAsked += 1; // an answer to an older ask is dropped
+  game.moves = moves;
+  game.previews = null;
+  game.movesVersion = view.version;
+}
+
 async function loadMoves() {
   const asked = ++game.movesAsked;
   const version = game.view.version;
@@ -530,6 +544,7 @@ async function loadMoves() {
     game.moves = answer.moves;
     game.previews = answer.previews || null;
     game.movesVersion = version;
+    game.streamMoves = !answer.previews; // a game whose moves need no preview takes the stream's
     setMoves(answer.moves, game.previews, "ready");
   } catch (error) {
     if (asked !== game.movesAsked) return;

@@ -41,7 +41,15 @@ def test_every_seat_plays_a_whole_game_by_clicking_while_a_spectator_follows(
             assert page.query_selector_all("#table .hand .card:not(.back)") == []
             assert page.query_selector_all("#my-hand .card, #moves button") == []
 
+        asked = {s.name: 0 for s in seats}
+        for seat in seats:
+            seat.page.on("request", lambda r, n=seat.name: asked.__setitem__(n, asked[n] + 1)
+                         if "/legal-moves" in r.url else None)
         play_out(seats, [spectator], random.Random(key), each_round=spectator_sees_no_hand)
+        if key != "vampiring" and has_stream(live_site):
+            # Check the moves came with the stream's messages: one call of its own at most (the
+            # first, which tells the page the game needs no previews)
+            assert all(n <= 1 for n in asked.values()), asked
         # Check every page, the spectator's too, shows the same finished game at its last version
         final = {root(s.page, "data-version") for s in seats + [spectator]}
         assert len(final) == 1
