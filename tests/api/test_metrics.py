@@ -105,6 +105,7 @@ def test_metrics_are_summed_over_two_workers(sqlite_env, tmp_path):
             metrics = scrape(port)
             return (value(metrics, "gruft_runners_active", runner="readmodels") == 1
                     and value(metrics, "gruft_runners_active", runner="bots") == 1
+                    and value(metrics, "gruft_runners_active", runner="clocks") == 1
                     and value(metrics, "gruft_log_head") > 0
                     and value(metrics, "gruft_read_models_lag_notifications") == 0
                     and ("gruft_follower_lag_notifications", ()) in metrics
