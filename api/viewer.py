@@ -150,7 +150,8 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "token": token,
         "events": events,
         "event_types": sorted({r["type"] for r in records}),
-        "starts": starts(type(game), records),
+        "starts": [{**s, "label": said_label(s["label"], said)}
+                   for s in starts(type(game), records)],
         "annotations": [shown(r) for r in games().arbiter.annotation_records(game)],
         "annotations_url": f"{root}/games/{game.id}/annotations",
         "viewer_url": f"{root}/games/",
@@ -158,6 +159,20 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "parent": dict(game.parent) if game.parent else None,
         "forks": games().arbiter.forks(game.id),
     }
+
+
+# The units a landmark counts (domain.core.landmarks), said in the page's language.
+UNIT_WORDS = {"phase": N_("phase"), "round": N_("round"), "trick": N_("trick"), "turn": N_("turn")}
+
+
+def said_label(label: str, gettext: Any) -> str:
+    """'Phase 2 · round 3' in the page's language ('Durchgang 2 · Runde 3')."""
+    parts = []
+    for part in label.split(" · "):
+        unit, _, number = part.lower().partition(" ")
+        parts.append(f"{gettext(UNIT_WORDS[unit])} {number}" if unit in UNIT_WORDS else part)
+    text = " · ".join(parts)
+    return text[:1].upper() + text[1:]
 
 
 def _wants_json() -> bool:

@@ -69,7 +69,7 @@ export class Attention {
   turn(yours, what) {
     if (yours === this.yours) return;
     this.yours = yours;
-    document.title = yours ? `▶ ${t("Your turn")} · ${this.title}` : this.title;
+    document.title = yours ? "▶ " + t("Your turn") + " · " + this.title : this.title;
     document.documentElement.dataset.yourTurn = String(yours);
     if (!yours) return;
     const chosen = prefs();

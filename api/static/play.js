@@ -592,20 +592,20 @@ const TURNING = { cw: t("clockwise ↻"), ccw: t("anticlockwise ↺") };
 function moveLabel(move) {
   switch (move.type) {
     case "play":
-      return [`${t("Play")} `, chips(move.card ? [move.card] : move.cards)];
+      return [t("Play") + " ", chips(move.card ? [move.card] : move.cards)];
     case "pass":
       return [t("Pass")];
     case "choose_trump":
-      return [`${t("Trump:")} `, el("span", { class: `chip vp-${move.trump}` }, VP_COLOURS[move.trump] ? vpColour(move.trump) : move.trump)];
+      return [t("Trump:") + " ", el("span", { class: `chip vp-${move.trump}` }, VP_COLOURS[move.trump] ? vpColour(move.trump) : move.trump)];
     case "draw":
       return [t("Draw a card")];
     case "discard":
-      return move.location ? [`${t("Discard")} `, chips([move.card]), ` ${t("to the %(location)s", { location: vaPlace(move.location) })}`]
-        : [`${t("Discard")} `, chips([move.card])];
+      return move.location ? [t("Discard") + " ", chips([move.card]), " " + t("to the %(location)s", { location: vaPlace(move.location) })]
+        : [t("Discard") + " ", chips([move.card])];
     case "hunt":
-      return [`${t("Hunt at the %(location)s", { location: vaPlace(move.colour) })} `, chips(move.cards)];
+      return [t("Hunt at the %(location)s", { location: vaPlace(move.colour) }) + " ", chips(move.cards)];
     case "collect":
-      return [t("Collect the %(location)s", { location: vaPlace(move.location) }), move.cards && move.cards.length ? [` ${t("with")} `, chips(move.cards)] : ""];
+      return [t("Collect the %(location)s", { location: vaPlace(move.location) }), move.cards && move.cards.length ? [" " + t("with") + " ", chips(move.cards)] : ""];
     case "move":
       return [el("strong", {}, `${move.metamorphosis.toUpperCase()} `), `${changeWords(move.metamorphosis)}, ${TURNING[move.direction]}`];
     default:
@@ -711,7 +711,7 @@ function drawHand() {
   if (kind === "VampireQueen" && myTurn()) {
     const chosen = [...game.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
     const play = el("button", { type: "button", id: "play-selected", class: "primary" },
-      chosen.length ? [`${t("Play")} `, chips(chosen)] : t("Pick cards to play"));
+      chosen.length ? [t("Play") + " ", chips(chosen)] : t("Pick cards to play"));
     play.disabled = !ready || !chosen.length;
     play.addEventListener("click", () => send({ type: "play", cards: chosen }));
     parts.push(el("div", { class: "compose" }, play));
@@ -748,7 +748,7 @@ function drawPicker(state) {
   const meta = (m) => shapes.map((s) => `${SHAPE[s]}→${SHAPE[CHANGE[m][s]]}`).filter((x, i, all) => all.indexOf(x) === i).join(", ");
   const chosen = chosenMove();
   const confirm = el("button", { type: "button", id: "confirm", class: "primary" },
-    chosen ? [`${t("Confirm")} `, el("strong", {}, `${chosen.metamorphosis.toUpperCase()} ${TURNING[chosen.direction]}`)] : t("Pick both to confirm"));
+    chosen ? [t("Confirm") + " ", el("strong", {}, `${chosen.metamorphosis.toUpperCase()} ${TURNING[chosen.direction]}`)] : t("Pick both to confirm"));
   confirm.disabled = !ready || !chosen;
   confirm.addEventListener("click", () => chosen && send(chosen));
   const preview = previewOf(chosen);

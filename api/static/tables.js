@@ -83,7 +83,7 @@ function seat(player, ctx, extraClass, ...children) {
   const classes = ["seat", toAct ? "to-act" : "", extraClass || "",
     ctx.perspective === player ? "me" : ""].join(" ");
   return el("section", { class: classes, "data-player": player },
-    el("h3", {}, el("span", { class: "name" }, player), toAct ? el("span", { class: "badge act" }, t("to act")) : null),
+    el("h3", {}, el("span", { class: "name", "data-you": ctx.perspective === player ? " " + t("(you)") : null }, player), toAct ? el("span", { class: "badge act" }, t("to act")) : null),
     ...children);
 }
 
@@ -258,7 +258,7 @@ function vampir(s, ctx) {
     s.draw_pile_size ? back() : el("span", { class: "card gone" }),
     el("span", { class: "count" }, t("draw pile: %(n)s", { n: s.draw_pile_size })),
     everything && s.draw_pile && s.draw_pile.length
-      ? el("span", { class: "next" }, `${t("next:")} `, s.draw_pile.slice(0, 2).map((c) => vaCard(c, "mini"))) : null);
+      ? el("span", { class: "next" }, t("next:") + " ", s.draw_pile.slice(0, 2).map((c) => vaCard(c, "mini"))) : null);
   const players = ctx.players.map((p) => {
     const hunts = Object.entries(s.hunts[p]);
     return seat(p, ctx, "",
@@ -266,7 +266,7 @@ function vampir(s, ctx) {
         p === s.turn && s.step ? el("span", { class: "badge act" }, s.step === "discard_or_hunt" ? t("drew: discard or hunt") : t("draw or collect")) : null),
       hand(s.hands[p], sees(p), (c) => vaCard(c)),
       el("div", { class: "hunts" }, hunts.length ? hunts.map(([colour, cards]) => el("div", { class: "hunt", "data-colour": colour },
-        el("span", { class: "hunt-label" }, `${colour} · ${tn("%(n)s head", "%(n)s heads", vaHeads(cards))}`),
+        el("span", { class: "hunt-label" }, colour + " · " + tn("%(n)s head", "%(n)s heads", vaHeads(cards))),
         el("span", { class: "set" }, cards.map((c) => vaCard(c, "mini"))))) : el("span", { class: "empty" }, t("no hunt laid"))),
       info([[t("points"), String(s.scores[p])]]));
   });
@@ -345,7 +345,7 @@ function vampiRing(s, ctx) {
     },
     el("span", { class: "rc-name" }, owner ? `⌂ ${owner}` : `${VR_CARDS[card] || ""} ${vrCard(card)}`),
     el("span", { class: "rc-pos" }, `#${position}`),
-    haunted.has(position) ? el("span", { class: "rc-haunt" }, `☠ ${t("haunted")}`) : null,
+    haunted.has(position) ? el("span", { class: "rc-haunt" }, "☠ " + t("haunted")) : null,
     el("span", { class: "tokens" }, (standing.get(position) || []).map((v) => el("span", {
       class: `vampire fam-${family[v.player]}`, "data-player": v.player, "data-id": v.id, "data-shape": v.shape,
       title: t("%(name)s's vampire %(id)s: %(shape)s", { name: v.player, id: v.id, shape: VR_SHAPES[v.shape] }),

@@ -114,7 +114,7 @@ function noteItem(note, withStep) {
     el("span", { class: "note-kind" }, NOTE_KINDS[note.kind] || note.kind),
     withStep ? el("span", { class: "note-step" }, t("step %(n)s", { n: note.version })) : null,
     el("span", { class: "note-text" }, note.text),
-    el("span", { class: "note-meta" }, `${note.author === "host" ? t("host") : note.author}, ${note.timestamp ? localTime(note.timestamp) : ""}`));
+    el("span", { class: "note-meta" }, (note.author === "host" ? t("host") : note.author) + ", " + (note.timestamp ? localTime(note.timestamp) : "")));
   if (withStep) item.addEventListener("click", () => { pause(); go(note.version); });
   return item;
 }
@@ -284,7 +284,7 @@ function speed() {
 function play() {
   if (view.step >= total) go(0);
   view.playing = true;
-  $("play").textContent = `❚❚ ${t("Pause")}`;
+  $("play").textContent = "❚❚ " + t("Pause");
   $("play").setAttribute("aria-label", t("Pause"));
   document.body.classList.add("playing");
   tick();
@@ -306,7 +306,7 @@ function tick() {
 function pause() {
   view.playing = false;
   clearTimeout(view.timer);
-  $("play").textContent = `▶ ${pt("replay", "Play")}`;
+  $("play").textContent = "▶ " + pt("replay", "Play");
   $("play").setAttribute("aria-label", pt("replay", "Play"));
   document.body.classList.remove("playing");
 }

@@ -203,3 +203,21 @@ def test_the_fstring_check_finds_a_hidden_message() -> None:
     assert marked_inside_fstrings("x = f\"<h2>{_('Annotations')}</h2>\"\n")
     assert marked_inside_fstrings("x = f'{self._(\"a\")}'\n")
     assert not marked_inside_fstrings("x = f'{value}'\ny = _('Annotations')\n")
+
+
+# A marking call inside a template literal's ${…}: Babel's JavaScript extractor never looks there.
+JS_HIDDEN = re.compile(r"`[^`]*\$\{[^}`]*\b(?:t|tn|pt)\(\s*[\"']")
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "api/static").glob("*.js")), ids=lambda p: p.name)
+def test_no_script_message_hides_in_a_template_literal(script: Path) -> None:
+    # Check every message a script marks is one the extraction finds (so it gets translated).
+    hidden = [m.group()[:60] for m in JS_HIDDEN.finditer(JS_COMMENT.sub("", script.read_text()))]
+    assert not hidden, f"{script.name}: t() inside a template literal: {hidden}"
+
+
+def test_no_stylesheet_writes_words() -> None:
+    # Check no CSS `content:` says words, which no catalog could translate.
+    words = re.compile(r"content:\s*[\"'][^\"']*[A-Za-z]{2,}")
+    found = {p.name: words.findall(p.read_text()) for p in (ROOT / "api/static").glob("*.css")}
+    assert not {name: hits for name, hits in found.items() if hits}, found

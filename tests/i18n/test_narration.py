@@ -52,6 +52,7 @@ def test_the_viewer_tells_the_game_in_the_page_language(client) -> None:
     data = json.loads(re.search(r'id="viewer-data"[^>]*>(.*?)</script>', page, re.S).group(1))
     assert data["events"][0]["text"].startswith("Ann et Ben s'installent pour Voodoo Prince")
     assert data["events"][1]["text"].startswith("Manche 1 sur")
+    assert data["starts"] and data["starts"][0]["label"] == "Manche 1"  # the finder's
     english = client.get(f"/games/{created['game_id']}/viewer?token={created['host_token']}"
                          "&lang=en").get_data(as_text=True)
     assert "Ann and Ben sit down to Voodoo Prince" in english
