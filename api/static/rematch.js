@@ -36,17 +36,19 @@ export class Rematch {
   moveOn(id, fresh = null) {
     copy("gruft.play", this.gameId, id);
     copy("gruft.seat", this.gameId, id);
-    copy("gruft.invites", this.gameId, id);
-    if (fresh) {
-      // The host made it: its fresh seat tokens are the invitations of the new game.
-      try {
-        const kept = JSON.parse(sessionStorage.getItem(`gruft.invites.${id}`) || "null") || { bots: {} };
-        const invites = { ...kept, player_tokens: fresh };
+    // The host's kept seat tokens work in the rematch too (fresh ones when this page made it);
+    // its links are the old game's, so the rematch's host page makes its own.
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(`gruft.invites.${this.gameId}`)
+        || localStorage.getItem(`gruft.invites.${this.gameId}`) || "null");
+      if (kept || fresh) {
+        const { links: _old, ...rest } = kept || { bots: {} };
+        const invites = fresh ? { ...rest, player_tokens: fresh } : rest;
         sessionStorage.setItem(`gruft.invites.${id}`, JSON.stringify(invites));
         localStorage.setItem(`gruft.invites.${id}`, JSON.stringify(invites));
-      } catch {
-        /* private browsing */
       }
+    } catch {
+      /* private browsing: the rematch's host page offers to make new links */
     }
     window.location.assign(this.page(id));
   }

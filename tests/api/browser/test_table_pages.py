@@ -311,6 +311,10 @@ def test_a_rematch_is_moved_on_to_by_every_seat(browser, served):
              for p in game["players"]]
     spectator = open_page(browser, page_of(served, game), "spectator")
     try:
+        # The host makes this game's links on the page (kept in the browser)
+        host.page.click("[data-reissue-all]")
+        wait_until(host.page, lambda: len(host.page.query_selector_all("[data-invite]")) == 2,
+                   what="the first game's links")
         finish(served, game)
         for seat in (host, *seats):
             wait_until(seat.page, lambda s=seat: s.page.is_visible("#rematch-start"),
@@ -326,6 +330,10 @@ def test_a_rematch_is_moved_on_to_by_every_seat(browser, served):
         assert get(served, f"/games/{rematch_id}")["players"] == game["players"][1:] + game["players"][:1]
         wait_until(host.page, lambda: root(host.page, "data-role") == "host"
                    and len(host.page.query_selector_all("[data-invite]")) == 2, what="the host's links")
+        # Check the host's links are the rematch's own, each opening its seat there
+        links = {a.get_attribute("data-invite"): a.get_attribute("href")
+                 for a in host.page.query_selector_all("[data-invite]")}
+        assert all(f"/games/{rematch_id}/play" in url for url in links.values()), links
         # Check every seat's page learns of it and moves on, as the same seat
         for seat in seats:
             wait_until(seat.page, lambda s=seat: s.page.is_visible("#rematch-go"),
