@@ -2,8 +2,9 @@
 
 `gruft bots` plays the seats games gave to the server's bots (POST /games "bots") as a process
 of its own: it takes the bot runner lock (waiting as a hot standby while another runner holds
-it) and plays until stopped (SIGINT or SIGTERM). Run API workers with GRUFT_BOTS=external
-beside it; with the default (embedded) a worker plays them.
+it) and plays until stopped (SIGINT or SIGTERM). It runs the games' clocks too (bots/clocks.py,
+under a lock of its own): a seat out of time gets its move from the heuristic bot. Run API
+workers with GRUFT_BOTS=external beside it; with the default (embedded) a worker does both.
 """
 
 from __future__ import annotations
@@ -49,4 +50,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     simulate.configure(sub.add_parser(
         "simulate", help="bots play whole games in-process (or into the store) and a summary is printed"))
     configure_bots(sub.add_parser(
-        "bots", help="play the seats games gave to the server's bots (beside GRUFT_BOTS=external)"))
+        "bots", help="play the seats games gave to the server's bots, and run the games' clocks "
+                "(beside GRUFT_BOTS=external)"))
