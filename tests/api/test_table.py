@@ -245,7 +245,7 @@ def test_the_organiser_playing_a_seat_sees_only_its_secrets(served):
     links = client.post(f"/games/{gid}/invitations", headers=host,
                         json={"tokens": [game["player_tokens"]["Ben"]]}).get_json()
     assert [i["player"] for i in links["invitations"]] == ["Ben"]
-    assert links["host"]["url"].endswith(f"/games/{gid}/play?token={game['host_token']}")
+    assert f"/games/{gid}/play?invite=" in links["host"]["url"]  # a code, never a token
     assert client.post(f"/games/{gid}/seats/Ben", headers=host,
                        json={"bot": "heuristic"}).status_code == 200
     assert client.post(f"/games/{gid}/abort", headers=host,
@@ -276,7 +276,7 @@ def test_invitation_links_use_the_public_url_where_set(sqlite_env):
         links = client.post(f"/games/{gid}/invitations", headers=bearer(game["host_token"]),
                             json={"tokens": [game["player_tokens"]["Ann"]]}).get_json()
         assert links["invitations"][0]["url"].startswith(
-            f"http://192.168.1.20:8000/games/{gid}/play?token=")
+            f"http://192.168.1.20:8000/games/{gid}/play?invite=")
         assert links["loopback"] is False
     finally:
         app.extensions["gruft"].close()
@@ -289,7 +289,7 @@ def test_without_a_public_url_links_use_the_requests_address(served):
     # Check the links use the request's address, and say when it is a loopback one.
     links = client.post(f"/games/{gid}/invitations", headers=host, json={"tokens": []},
                         base_url="http://127.0.0.1:8000").get_json()
-    assert links["host"]["url"].startswith(f"http://127.0.0.1:8000/games/{gid}/play?token=")
+    assert links["host"]["url"].startswith(f"http://127.0.0.1:8000/games/{gid}/play?invite=")
     assert links["loopback"] is True
     links = client.post(f"/games/{gid}/invitations", headers=host, json={"tokens": []},
                         base_url="http://10.0.0.5:8000").get_json()
