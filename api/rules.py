@@ -9,6 +9,7 @@ reader gets the German text, every other reader the English one.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -82,11 +83,41 @@ def _markdown() -> MarkdownIt:
     return md
 
 
+RULING = re.compile(r"\b(?:VQ|VP|VA|VR)-\d+\b")
+PIECES = re.compile(r"(<[^>]+>)")
+
+
+def _linked_rulings(html: str) -> str:
+    """Every ruling id the text names becomes a link to its anchor (not inside another link,
+    nor in the ruling's own bold head)."""
+    anchors = set(re.findall(r'<a id="([a-z]+-\d+)"', html))  # rulings of this page only
+
+    def link(found: re.Match) -> str:
+        rule = found.group(0)
+        if rule.lower() not in anchors:
+            return rule
+        return f'<a class="ruling-ref" href="#{rule.lower()}">{rule}</a>'
+
+    out, in_link, in_head = [], False, False
+    for piece in PIECES.split(html):
+        if piece.startswith("<"):
+            tag = piece[1:].split(" ", 1)[0].rstrip(">").lower()
+            if tag == "/a" or (tag == "a" and "href" in piece):
+                in_link = tag == "a"
+            in_head = {"strong": True, "/strong": False}.get(tag, in_head)
+            out.append(piece)
+        elif in_link or in_head:
+            out.append(piece)
+        else:
+            out.append(RULING.sub(link, piece))
+    return "".join(out)
+
+
 @cache
 def rendered(key: str, lang: str = "en") -> str:
     """A game's rules page as HTML (read once per process and language: the pages ship with the
-    code)."""
-    return _markdown().render(rules_path(key, lang).read_text(encoding="utf-8"), {})
+    code), every ruling id it names linked to that ruling."""
+    return _linked_rulings(_markdown().render(rules_path(key, lang).read_text(encoding="utf-8"), {}))
 
 
 @blp.route("/rules/<game>")

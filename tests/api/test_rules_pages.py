@@ -66,3 +66,12 @@ def test_the_play_page_links_its_games_rules(client):
     answer = client.post("/games", json={"game": "vampir", "players": ["Ann", "Bob", "Cid"]})
     html = client.get(f"/games/{answer.get_json()['game_id']}/play").get_data(as_text=True)
     assert 'id="rules-link" href="/rules/vampir"' in html
+
+
+def test_the_rulings_a_rules_page_names_link_to_their_text(client):
+    html = client.get("/rules/voodoo-prince").get_data(as_text=True)
+    # Check a ruling named in another's text links to it; a ruling's own head stays words
+    assert '(<a class="ruling-ref" href="#vp-10">VP-10</a>)' in html
+    assert '<strong>VP-5</strong>' in html
+    linked = set(re.findall(r'class="ruling-ref" href="#([a-z]+-\d+)"', html))
+    assert linked and all(f'<a id="{rule}"></a>' in html for rule in linked)
