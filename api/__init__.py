@@ -70,6 +70,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if not app.testing:
         read_models(store)
     key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
+    store.sign_with(key.sign, key.key_id)  # every accepted command's receipt
     # The game log (service.gamelog): appended by its own thread, woken by the store's changes.
     app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
     store.live.subscribe(Appender(game_log).heard)

@@ -26,7 +26,7 @@ class AnnotationsResource(MethodView):
     def post(self, body, game_id):
         """The host attaches a note or a ruling to a step; chained and signed in the export."""
         return games().arbiter.annotate(game_id, viewer(game_id), body["version"], body["text"],
-                                body["kind"])
+                                        body["kind"], body["author"])
 
 
 @blp.route("/games/<game_id>/fork")

@@ -114,8 +114,11 @@ class Commands(MethodView):
         """Run a command; a refused one cites its ruling and changes nothing."""
         expected = body.pop("expected_version", None)
         outcome = games().command(game_id, viewer(game_id), body, expected)
-        return {"version": outcome.version, "events": outcome.events, "to_act": outcome.to_act,
-                "status": outcome.status}
+        answer = {"version": outcome.version, "events": outcome.events,
+                  "to_act": outcome.to_act, "status": outcome.status}
+        if outcome.receipt is not None:
+            answer["receipt"] = outcome.receipt
+        return answer
 
 
 @blp.route("/games/<game_id>/events")

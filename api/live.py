@@ -101,9 +101,11 @@ def keepalive_seconds() -> float:
 
 
 def message(version: int, events: list[dict[str, Any]], view: dict[str, Any],
-            legal_moves: list[dict[str, Any]] | None = None) -> bytes:
+            legal_moves: list[dict[str, Any]] | None = None,
+            receipt: dict[str, Any] | None = None) -> bytes:
     """One SSE message: the version as its id, the events and the view as one line of JSON
-    (and, to a seat, that seat's `legal_moves`: a stream client needs one call per move).
+    (and, to a seat, that seat's `legal_moves`: a stream client needs one call per move; and
+    the receipt of that seat's last accepted move, docs/api.md "Receipts").
 
     Encoded by orjson: a change is encoded once per viewer in every worker that streams its
     game, and orjson takes a fraction of json's time on it (docs/performance.md). A number orjson cannot hold (a numeric seed wider than 64 bits, shown
@@ -112,6 +114,8 @@ def message(version: int, events: list[dict[str, Any]], view: dict[str, Any],
     body: dict[str, Any] = {"events": events, "view": view}
     if legal_moves is not None:
         body["legal_moves"] = legal_moves
+    if receipt is not None:
+        body["receipt"] = receipt
     try:
         data = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
     except orjson.JSONEncodeError:
@@ -149,8 +153,10 @@ class SharedMessages:
                 return text
         events, view = store.delivery.update_of(game, viewer, after, args["player"], parts)
         seat = view.get("you")
+        receipts = store.receipts if seat is not None else None
         text = message(game.version, events, view,
-                       game.legal_moves(seat) if seat is not None else None)
+                       game.legal_moves(seat) if seat is not None else None,
+                       receipts.of_seat(game, seat) if receipts is not None else None)
         with self._lock:
             self._texts[key] = text
             while len(self._texts) > self._size:

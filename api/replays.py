@@ -14,6 +14,7 @@ from api.inputs import parse_body, request_bytes
 from api.verifying import verifier
 from domain.core.words import N_
 from replays.document import build_document, describe, verify
+from service.arbiter import origin_of
 from service.signing import SigningKey, check_signature
 
 blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
@@ -73,7 +74,8 @@ class Export(MethodView):
         key = signing_key()
         logged = game_log().for_export(game.id) if game.finished else None
         return build_document(game, records, key.sign, key.public_pem,
-                              games().arbiter.annotation_records(game), log=logged)
+                              games().arbiter.annotation_records(game), log=logged,
+                              origin=games().arbiter.origin(game))
 
 
 @blp.route("/replays/verify")
@@ -103,7 +105,7 @@ class ImportReplay(MethodView):
         if not verdict.valid:  # the ring rotated between the two readings
             return error_response(422, "invalid_replay", describe(verdict.problems[0]))
         return games().store_imported(  # a NewGame, dumped by CreatedGame
-            verdict.game, document.get("annotations"))
+            verdict.game, document.get("annotations"), origin_of(document, verdict.key_id))
 
 
 @blp.route("/signing-key")

@@ -256,6 +256,21 @@ class CommandResult(Schema):
                          metadata={"description": "who is awaited now (empty once it is over)"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES),
                            metadata={"description": "whether the game goes on"})
+    receipt = fields.Nested(lambda: Receipt(), metadata={
+        "description": "the server's signed receipt of what the command stored (keep it: "
+                       "gruft verify --receipt holds any later document of the game to it)"})
+
+
+class Receipt(Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={
+        "description": "the version of the last event the command stored"})
+    hash = fields.String(required=True, metadata={"description": "that event's chain hash"})
+    key_id = fields.String(required=True, metadata={
+        "description": "the signing key's fingerprint (GET /signing-keys)"})
+    signature = fields.String(required=True, metadata={
+        "description": "Ed25519, base64, over the canonical JSON of the receipt without "
+                       "signature"})
 
 
 class AbortBody(StrictSchema):
@@ -277,6 +292,9 @@ class AnnotationBody(StrictSchema):
                                                    "0 for the setup"})
     text = fields.String(required=True, validate=validate.Length(1, MAX_ANNOTATION_TEXT))
     kind = fields.String(load_default="note", validate=validate.OneOf(ANNOTATION_KINDS))
+    author = fields.String(load_default=None, validate=validate.Length(1, 200), metadata={
+        "description": "whose note or ruling it is: a name as players are named (1-40 "
+                       "characters once trimmed); the host by default"})
 
 
 class Annotation(Schema):
@@ -286,6 +304,9 @@ class Annotation(Schema):
     text = fields.String(required=True)
     author = fields.String(required=True)
     timestamp = fields.String(required=True)
+    game_id = fields.String(metadata={"description": "the game it was made on: in a copy "
+                            "imported from another game, the copy's own annotations name the "
+                            "copy, those it brought along the original (older ones name none)"})
 
 
 class Annotations(Schema):
@@ -416,6 +437,9 @@ class Document(Schema):
                                                  "and the hash of that event"})
     log = fields.Nested("DocumentLog", metadata={"description": "a game that is over: its "
                         "inclusion proof in the game log against a signed checkpoint"})
+    origin = fields.Dict(metadata={"description": "an imported copy: {game_id, key_id, "
+                         "origin?} of the game it copies and the key that signed that document; "
+                         "its own annotations name the copy's game_id, never the original's"})
 
 
 class Verdict(Schema):

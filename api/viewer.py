@@ -157,6 +157,8 @@ def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> d
         "viewer_url": f"{root}/games/",
         # a fork's link to the step it began after, and the games forked from this one
         "parent": dict(game.parent) if game.parent else None,
+        # an imported copy: the game it copies (its own annotations are never the original's)
+        "origin": games().arbiter.origin(game),
         "forks": games().arbiter.forks(game.id),
     }
 

@@ -104,8 +104,10 @@ def restore_one(games: Any, key: Any, line: str) -> tuple[str, Any]:
     if not verdict.valid:
         raise RestoreError(f"game {game_id} is not valid here: {describe(verdict.problems[0])}")
     # The server's bots go on playing the seats the game's creation gave them.
+    # A copy restored stays a copy: its origin comes back with it.
+    origin = document.get("origin") if isinstance(document.get("origin"), dict) else None
     return "restored", games.store_imported(verdict.game, document.get("annotations"),
-                                            bots=dict(verdict.game.bots))
+                                            bots=dict(verdict.game.bots), origin=origin)
 
 
 def restore(games: Any, key: Any, lines: Iterable[str], *, tokens: IO[str] | None = None,

@@ -76,9 +76,11 @@ def unsigned(document: dict[str, Any]) -> bytes:
 
 def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: str,
                    annotations: list[dict[str, Any]] | None = None,
-                   log: dict[str, Any] | None = None) -> dict:
+                   log: dict[str, Any] | None = None,
+                   origin: dict[str, Any] | None = None) -> dict:
     """The signed replay document of a game, its stored event records and its annotations;
-    `log`: a game that is over, its inclusion proof in the game log (replays.logproof)."""
+    `log`: a game that is over, its inclusion proof in the game log (replays.logproof);
+    `origin`: an imported copy, the game it copies (service.arbiter.Origin)."""
     doc: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if game.salt is not None else 1,
@@ -97,6 +99,8 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
         doc["salt"] = game.salt  # revealed with the seed: the export is the host's until the end
     if game.parent is not None:
         doc["parent"] = dict(game.parent)  # a fork: where it began (gruft verify --parent)
+    if origin is not None:
+        doc["origin"] = dict(origin)  # a copy: its own annotations are never the original's
     doc["annotations"] = [dict(a) for a in annotations or ()]
     if log is not None:
         doc["log"] = log
@@ -152,6 +156,7 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
         _check_log(document, verdict, trusted_keys, check_signature)
     _check_chain(document, verdict)
     _check_annotations(document, verdict)
+    _check_origin(document, verdict)
     _check_times(document, verdict)
     _check_seed(document, verdict)
     game = _rerun(document, verdict)
@@ -362,6 +367,26 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
 
 ANNOTATION_FIELDS = ("id", "version", "kind", "text", "author", "timestamp", "event_hash",
                      "prev_hash", "hash")
+MADE_ON = "game_id"  # the game an annotation was made on: every one made since it was recorded
+
+
+def _check_origin(doc: dict, verdict: Verdict) -> None:
+    """An imported copy's origin: the game it copies and the key that signed that document."""
+    origin = doc.get("origin")
+    while origin is not None:
+        if not isinstance(origin, dict) or not isinstance(origin.get("game_id"), str) or not (
+                origin.get("key_id") is None or isinstance(origin.get("key_id"), str)) or set(
+                origin) - {"game_id", "key_id", "origin"}:
+            verdict.add(None, "malformed", "origin is {game_id, key_id, origin?}: the game a "
+                        "copy was imported from")
+            return
+        origin = origin.get("origin")
+
+
+def made_on_copy(doc: dict, note: dict) -> bool:
+    """Whether an annotation of a copy was made on the copy itself (not brought along from the
+    game it copies): it names the copy's own game id."""
+    return isinstance(doc.get("origin"), dict) and note.get(MADE_ON) == doc.get("game_id")
 
 
 def _check_annotations(doc: dict, verdict: Verdict) -> None:
@@ -369,9 +394,10 @@ def _check_annotations(doc: dict, verdict: Verdict) -> None:
     the hash of the step it is about: an edited, dropped or moved annotation breaks a link."""
     annotations = doc.get("annotations", [])
     if not isinstance(annotations, list) or not all(
-            isinstance(a, dict) and set(a) == set(ANNOTATION_FIELDS) for a in annotations):
+            isinstance(a, dict) and set(a) - {MADE_ON} == set(ANNOTATION_FIELDS)
+            and isinstance(a.get(MADE_ON, ""), str) for a in annotations):
         verdict.add(None, "malformed", "annotations must be a list of annotations with the fields "
-                    + ", ".join(ANNOTATION_FIELDS))
+                    + ", ".join(ANNOTATION_FIELDS) + f" (and {MADE_ON})")
         return
     events = doc["events"]
     prev = doc["seed_commitment"]

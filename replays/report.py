@@ -28,7 +28,7 @@ from domain import GAMES, describe_events, game_class
 from domain.core import Viewer
 from domain.core.chain import DuplicateKey
 from domain.core.words import N_, fill, fill_plural
-from replays.document import Verdict, describe, verify
+from replays.document import Verdict, describe, made_on_copy, verify
 from replays.terminal import result_text
 from replays.verify import INVALID, exit_code, read_inputs
 from service.catalogs import LANGUAGES, translations
@@ -368,9 +368,22 @@ def _events(document: dict[str, Any], step: int, _: Words) -> str:
             "</section>")
 
 
+def _origin(document: dict[str, Any], _: Words) -> str:
+    """A copy imported from another game says so: its own annotations are not the original's."""
+    origin = document.get("origin")
+    if not isinstance(origin, dict):
+        return ""
+    text = _("A copy of game %(game)s (signed by key %(key)s), imported into another game: its "
+             "moves and result are that game's. Notes and rulings made on this copy are its own "
+             "host's, not part of the original's record; only the original's own document "
+             "carries its arbiter's word.", game=str(origin.get("game_id")),
+             key=str(origin.get("key_id")))
+    return f'<p class="origin" id="origin">{escape(text)}</p>'
+
+
 def _annotations(document: dict[str, Any], step: int, _: Words) -> str:
     notes = document.get("annotations")
-    heading = "<h2>" + escape(_("Annotations")) + "</h2>"
+    heading = "<h2>" + escape(_("Annotations")) + "</h2>" + _origin(document, _)
     if not isinstance(notes, list) or not notes:
         return (f'<section id="annotations">{heading}<p class="empty">'
                 + escape(_("The arbiter made no annotation.")) + "</p></section>")
@@ -380,11 +393,15 @@ def _annotations(document: dict[str, Any], step: int, _: Words) -> str:
             continue
         kind = str(note.get("kind", "note"))
         here = note.get("version") == step
-        rows.append(f'<tr class="kind-{escape(kind)}{" current" if here else ""}" '
+        copy = made_on_copy(document, note)
+        mark = (' <em class="copy">' + escape(_("made on this copy, not in the original's record"))
+                + "</em>") if copy else ""
+        rows.append(f'<tr class="kind-{escape(kind)}{" current" if here else ""}'
+                    f'{" copy" if copy else ""}" '
                     f'data-version="{escape(str(note.get("version")))}">'
                     f"<td>{escape(str(note.get('version')))}</td>"
                     f'<td class="kind">{escape(_.gettext(KINDS.get(kind, kind)))}</td>'
-                    f'<td class="text">{escape(str(note.get("text", "")))}</td>'
+                    f'<td class="text">{escape(str(note.get("text", "")))}{mark}</td>'
                     f"<td>{escape(str(note.get('author', '')))}, "
                     f"{escape(_.time(note.get('timestamp', '')))}</td></tr>")
     heads = "".join(f"<th>{escape(h)}</th>" for h in (

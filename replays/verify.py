@@ -16,6 +16,7 @@ from typing import Any
 from domain.core.chain import DuplicateKey, strict_loads
 from replays.document import Verdict, check_fork, describe, verify
 from replays.logproof import check_retired
+from replays.receipts import check_receipts, receipt_list
 from replays.terminal import reader_left, result_text
 from service.signing import check_signature
 
@@ -34,6 +35,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the verdict as JSON: {valid, signature, key_id, problems, "
                              "scores, winners}, as POST /replays/verify answers")
+    parser.add_argument("--receipt", metavar="FILE", action="append", default=[],
+                        help="a receipt the server signed for a command (or a JSON list of "
+                             "them; repeatable): the document must agree with every receipt of "
+                             "its game, or the two signed statements that disagree are printed")
     parser.add_argument("--parent", metavar="PARENT",
                         help="FILE is a fork: PARENT is its parent's document; prove the fork "
                              "began exactly at the parent's state it names")
@@ -87,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         document, trusted = read_inputs(args)
         parent = strict_loads(Path(args.parent).read_text("utf-8")) if args.parent else None
+        receipts = [r for path in args.receipt
+                    for r in receipt_list(strict_loads(Path(path).read_text("utf-8")))]
     except DuplicateKey as exc:
         return _print(args, {}, duplicate_verdict(exc))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -99,20 +106,37 @@ def run(args: argparse.Namespace) -> int:
     else:
         verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
     check_retired(document, verdict, key_history(args))
-    return _print(args, document, verdict)
+    conflicts = []
+    if receipts and isinstance(document, dict):
+        conflicts = check_receipts(document, receipts, verdict, trusted, check_signature)
+    return _print(args, document, verdict, conflicts)
 
 
-def _print(args: argparse.Namespace, document: Any, verdict: Verdict) -> int:
+def _print(args: argparse.Namespace, document: Any, verdict: Verdict,
+           conflicts: list[dict[str, Any]] = ()) -> int:
     code = exit_code(verdict)
     try:
         if args.json:
-            print(json.dumps(verdict.as_json(), indent=2, ensure_ascii=False))
+            print(json.dumps({**verdict.as_json(), **({"conflicts": conflicts} if conflicts
+                                                       else {})}, indent=2, ensure_ascii=False))
         else:
             print(report(document, verdict))
+            for conflict in conflicts:
+                print(conflict_text(conflict))
         sys.stdout.flush()
     except BrokenPipeError:
         reader_left()
     return code
+
+
+def conflict_text(conflict: dict[str, Any]) -> str:
+    """Two signed statements of one server that cannot both be true, for anyone to check."""
+    return ("TWO HISTORIES SIGNED: the server signed this receipt\n"
+            f"  {json.dumps(conflict['receipt'], sort_keys=True, ensure_ascii=False)}\n"
+            "and signed the document, whose event there is\n"
+            f"  {json.dumps(conflict['event'], sort_keys=True, ensure_ascii=False)}\n"
+            "  under the document's signature\n"
+            f"  {json.dumps(conflict['document_signature'], sort_keys=True, ensure_ascii=False)}")
 
 
 def report(document: dict[str, Any], verdict: Verdict) -> str:

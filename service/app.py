@@ -27,7 +27,7 @@ from domain.core.names import check_seated_names
 from domain.core.words import N_, Term
 from service import metrics
 from service.access import Access, acting_player, check_host, is_host, seat_named, seat_right
-from service.arbiter import Annotations, Arbiter
+from service.arbiter import Annotations, Arbiter, Origin
 from service.clocks import Clocked
 from service.ddl import retry_concurrent_ddl
 from service.delivery import Delivery
@@ -41,6 +41,7 @@ from service.live import Live
 from service.mapper import StoredShapeMapper
 from service.presence import Presence
 from service.reads import Reads, shown_event
+from service.receipts import Receipts
 from service.rematch import RematchLink, rotated
 from service.repository import GameRepository, project_events
 from service.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
@@ -70,6 +71,7 @@ class CommandOutcome:
     events: list[dict[str, Any]]
     to_act: list[str]
     status: str
+    receipt: dict[str, Any] | None = None  # signed by the server (service.receipts), if it signs
 
 
 class Games(SaveHooks):
@@ -109,6 +111,8 @@ class Games(SaveHooks):
         self.delivery = Delivery(self.repository, self.mapper, self.reads)
         self.live.forward = self.delivery.forward_cached
         self.arbiter = Arbiter(self.repository, self.save, self.store_new, self.reads.seals)
+        # Signed receipts of accepted commands, once the server's key is given (sign_with).
+        self.receipts: Receipts | None = None
         self._announcing = local()  # `later`: during a command's save, what it will announce
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
@@ -192,6 +196,10 @@ class Games(SaveHooks):
         if self.follower.kind is None:
             self.follower.nudge()  # in memory: no other process writes, nothing polls
 
+    def sign_with(self, sign: Any, key_id: str) -> None:
+        """Sign a receipt for every accepted command with the server's key (docs/api.md)."""
+        self.receipts = Receipts(sign, key_id)
+
     def close(self) -> None:
         """Stop following the log, then close the store."""
         self.closed = True  # runners holding this Application (bots/clocks.py) stop
@@ -235,18 +243,24 @@ class Games(SaveHooks):
 
     def store_imported(self, aggregate: Game,
                        annotations: list[dict[str, Any]] | None = None,
-                       bots: dict[str, str] | None = None) -> NewGame:
+                       bots: dict[str, str] | None = None,
+                       origin: dict[str, Any] | None = None) -> NewGame:
         """Store a game re-run from a verified replay document, under a new id and new tokens
         (a restore keeps the archived id: replays.archive), with the document's verified
         annotations (their chain holds: the events are the same); `bots`: the seats the
-        server's bots play on (a restore's, as its creation recorded them).
+        server's bots play on (a restore's, as its creation recorded them); `origin`: an
+        import's (service.arbiter.origin_of), so that every export of the copy says whose game
+        it copies and what its new host adds is never read as the original's.
 
         Its seats are the recorded names: they must follow today's name rule (no look-alike
         seats here), though the document verifies whatever rule it was recorded under.
         """
         check_seated_names(list(aggregate.players))
         desk = Annotations.restored(aggregate.id, aggregate.seed_commitment, annotations or [])
-        return self.store_new(aggregate, bots or None, also=(desk,) if desk is not None else ())
+        also: tuple[Any, ...] = (desk,) if desk is not None else ()
+        if origin is not None:
+            also += (Origin(game_id=aggregate.id, origin=origin),)
+        return self.store_new(aggregate, bots or None, also=also)
 
     def store_new(self, aggregate: Game, bots: dict[str, str] | None = None,
                   also: tuple[Any, ...] = (), host_seat: str | None = None,
@@ -308,9 +322,11 @@ class Games(SaveHooks):
                 if expected_version is not None or attempt == RACE_ATTEMPTS - 1:
                     raise
         revealed = self.reads.seals.revealed(game)  # False in play: a dict look-up at most
+        receipt = (self.receipts.issue(game.id, game.version, game.chain_hash)
+                   if self.receipts is not None else None)
         return CommandOutcome(game.version,
                               [shown_event(game, e, viewer, revealed) for e in new_events],
-                              [] if game.finished else list(game.to_act), game.status)
+                              [] if game.finished else list(game.to_act), game.status, receipt)
 
     def _ruled(self, game_id: str | UUID, viewer: Viewer, named: Any, command: dict[str, Any],
                expected_version: int | None, by: str | None, trust: bool) -> tuple[Game, str]:

@@ -26,6 +26,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
 from domain.core import BadCommand, Game, Viewer, record_hash
+from domain.core.names import seat_name
 from domain.core.words import N_
 from service.access import check_host, check_replay_open
 from service.errors import Conflict
@@ -37,7 +38,7 @@ from service.tokens import draw_salt, draw_seed
 KINDS = ("note", "ruling")
 MAX_TEXT = 4000  # characters of one annotation
 MAX_ANNOTATIONS = 1000  # per game: an arbiter's desk, not a chat
-AUTHOR = "host"  # only the host (the arbiter) annotates
+AUTHOR = "host"  # who an annotation is by when the host names nobody (the host annotates)
 
 
 class Annotations(Aggregate):
@@ -53,18 +54,23 @@ class Annotations(Aggregate):
         self.records: list[dict[str, Any]] = []
         self.head = seed_commitment
 
-    def annotate(self, version: int, event_hash: str, text: Any, kind: Any = "note") -> dict:
-        """Add one annotation about the step `version` (whose event hash is `event_hash`)."""
+    def annotate(self, version: int, event_hash: str, text: Any, kind: Any = "note",
+                 author: Any = None) -> dict:
+        """Add one annotation about the step `version` (whose event hash is `event_hash`), by
+        `author` (a name, as players are named; the host by default), recorded as made on this
+        game (`game_id`: a copy imported elsewhere tells its own from the original's)."""
         text, kind = check_text(text), "note" if kind is None else kind
         if kind not in KINDS:
             raise BadCommand(N_("kind is one of %(kinds)s, not %(kind)r"), kinds=', '.join(KINDS),
                              kind=kind)
+        author = AUTHOR if author is None else seat_name(author)
         if len(self.records) >= MAX_ANNOTATIONS:
             raise BadCommand(N_("a game takes at most %(max_annotations)s annotations"),
                              max_annotations=MAX_ANNOTATIONS)
         record = {"id": secrets.token_hex(8), "version": version, "kind": kind, "text": text,
-                  "author": AUTHOR, "timestamp": datetime.now(UTC).isoformat(),
-                  "event_hash": event_hash, "prev_hash": self.head}
+                  "author": author, "timestamp": datetime.now(UTC).isoformat(),
+                  "game_id": str(self.game_id), "event_hash": event_hash,
+                  "prev_hash": self.head}
         record["hash"] = record_hash(self.head, record)
         self._annotated(record=record)
         return dict(record)
@@ -99,8 +105,33 @@ def check_text(text: Any) -> str:
 
 
 def shown(record: dict[str, Any]) -> dict[str, Any]:
-    """An annotation as the API answers it (the chain links are the export's)."""
-    return {k: record[k] for k in ("id", "version", "kind", "text", "author", "timestamp")}
+    """An annotation as the API answers it (the chain links are the export's), with the game it
+    was made on where recorded (every annotation made since annotations named it)."""
+    return {k: record[k] for k in ("id", "version", "kind", "text", "author", "timestamp",
+                                   "game_id") if k in record}
+
+
+class Origin(Aggregate):
+    """Where an imported game came from: the original's game id and the key that signed the
+    document imported (and that document's own origin, for a copy of a copy). Written once."""
+
+    @staticmethod
+    def create_id(game_id: UUID) -> UUID:
+        return uuid5(NAMESPACE_URL, f"gruft:origin:{game_id}")
+
+    @event("Recorded")
+    def __init__(self, game_id: UUID, origin: dict[str, Any]) -> None:
+        self.game_id = game_id
+        self.origin = dict(origin)
+
+
+def origin_of(document: dict[str, Any], signer: str | None) -> dict[str, Any]:
+    """The origin a copy of `document` records: its game, the key that signed it, and the
+    document's own origin where it is itself a copy."""
+    origin: dict[str, Any] = {"game_id": str(document["game_id"]), "key_id": signer}
+    if isinstance(document.get("origin"), dict):
+        origin["origin"] = dict(document["origin"])
+    return origin
 
 
 class Forks(Aggregate):
@@ -136,8 +167,9 @@ class Arbiter:
         self._store_new = store_new  # the Application's: stores a new game with its tokens
 
     def annotate(self, game_id: str | UUID, viewer: Viewer, version: Any, text: Any,
-                 kind: Any = None) -> dict[str, Any]:
-        """The host (the arbiter) attaches a note or a ruling to step `version` of a game."""
+                 kind: Any = None, author: Any = None) -> dict[str, Any]:
+        """The host (the arbiter) attaches a note or a ruling to step `version` of a game,
+        signed with `author`'s name (the host's by default)."""
         game = self._repository.game(game_id)
         check_host(viewer, N_("annotating a game"))
         step = check_step(game, version)
@@ -145,7 +177,7 @@ class Arbiter:
             desk = self._repository.get(Annotations.create_id(game.id))
         except AggregateNotFoundError:
             desk = Annotations(game_id=game.id, seed_commitment=game.seed_commitment)
-        record = desk.annotate(step, self._event_hash(game, step), text, kind)
+        record = desk.annotate(step, self._event_hash(game, step), text, kind, author)
         try:
             self._save(desk)
         except IntegrityError:
@@ -158,6 +190,13 @@ class Arbiter:
             return [dict(r) for r in self._repository.get(Annotations.create_id(game.id)).records]
         except AggregateNotFoundError:
             return []
+
+    def origin(self, game: Game) -> dict[str, Any] | None:
+        """Where an imported game came from (None for a game made here)."""
+        try:
+            return dict(self._repository.get(Origin.create_id(game.id), version=1).origin)
+        except AggregateNotFoundError:
+            return None
 
     def annotations(self, game_id: str | UUID, viewer: Viewer) -> list[dict[str, Any]]:
         """The annotations, for whoever may replay the game (the host, everybody once over)."""

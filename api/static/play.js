@@ -98,6 +98,30 @@ const you = seat && (seat.role === "player" || host) ? seat.you || null : null;
 root.dataset.role = host ? "host" : you ? "player" : "spectator";
 if (you) root.dataset.you = you;
 
+// -- receipts: the server's signed word on this seat's last accepted command (kept, offered) ----
+
+const RECEIPT_KEY = `gruft.receipt.${data.game_id}.${you || ""}`;
+
+function keepReceipt(receipt) {
+  if (!receipt || !you) return;
+  const kept = stored(localStorage, RECEIPT_KEY);
+  if (kept && kept.version >= receipt.version) return;
+  keep(localStorage, RECEIPT_KEY, receipt);
+  offerReceipt(receipt);
+}
+
+function offerReceipt(receipt) {
+  const link = $("receipt");
+  if (!link || !receipt) return;
+  if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+  const file = new Blob([JSON.stringify(receipt, null, 2)], { type: "application/json" });
+  link.href = URL.createObjectURL(file);
+  link.download = `gruft-receipt-${data.game_id}-${receipt.version}.json`;
+  link.dataset.version = String(receipt.version);
+  link.hidden = false;
+}
+if (you) offerReceipt(stored(localStorage, RECEIPT_KEY)); // kept from an earlier visit
+
 const game = {
   view: null,
   version: -1,
@@ -166,6 +190,7 @@ const link = new Link({
     for (const event of body.events || []) logEvent(event);
     if (body.view) takeMoves(body.view, body.legal_moves);
     if (body.view) applyView(body.view);
+    keepReceipt(body.receipt);
   },
   onPresence(message) {
     try {
@@ -630,6 +655,7 @@ async function send(command) {
       game.movesVersion = null; // ask again: the table may have moved on
     } else {
       game.awaiting = body.version;
+      keepReceipt(body.receipt);
       game.selected.clear();
       game.pick = { metamorphosis: null, direction: null };
       nudge(body.version);

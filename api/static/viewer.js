@@ -114,7 +114,10 @@ function noteItem(note, withStep) {
     el("span", { class: "note-kind" }, NOTE_KINDS[note.kind] || note.kind),
     withStep ? el("span", { class: "note-step" }, t("step %(n)s", { n: note.version })) : null,
     el("span", { class: "note-text" }, note.text),
-    el("span", { class: "note-meta" }, (note.author === "host" ? t("host") : note.author) + ", " + (note.timestamp ? localTime(note.timestamp) : "")));
+    el("span", { class: "note-meta" }, (note.author === "host" ? t("host") : note.author) + ", " + (note.timestamp ? localTime(note.timestamp) : "")),
+    // A copy's own notes are its host's, never the original game's (docs/api.md, origin).
+    data.origin && note.game_id === data.game_id
+      ? el("span", { class: "note-copy" }, t("made on this copy, not in the original's record")) : null);
   if (withStep) item.addEventListener("click", () => { pause(); go(note.version); });
   return item;
 }

@@ -49,6 +49,7 @@ from domain.core.visibility import Viewer, redact_event_data, sees_everything
 from domain.core.words import N_, Term
 
 MAX_ABORT_REASON = 500  # characters of the reason a host gives for aborting a game
+MOVE, OTHER_START = 1, 2  # what an event class's STARTS says (Game.Event.mutate, receipts)
 SEED_MAX_LENGTH = 200  # characters of a string seed
 SEED_MAX_BITS = 512  # size of a numeric seed
 
@@ -168,6 +169,20 @@ def _next_timestamp(event_class: Any) -> datetime:
         if stamp is not None:
             return stamp
     return event_class.create_timestamp()
+
+
+def note_start(game: Any, event: Any, starts: int) -> None:
+    """An event that begins a step (a move: `starts` 1; the host's or the clock's: 2) ends the
+    step before it: the seat that moved then keeps, as its receipt, the step's last event (the
+    one before this, whose hash the game still holds). Assignments only: a game rebuilt from its
+    events keeps the same. Follow-ups cost nothing here (see Game.Event.mutate)."""
+    mover = game._mover
+    if mover is not None:
+        receipted = game.__dict__.get("_receipted")
+        if receipted is None:
+            receipted = game._receipted = {}
+        receipted[mover] = [event.originator_version - 1, game.chain_hash]  # a list, as snapshots keep it
+    game._mover = event.__dict__.get("player") if starts == MOVE else None
 
 
 def built_event(event_class: Any, fields: dict[str, Any]) -> Any:
@@ -381,10 +396,15 @@ class Game(Aggregate):
     clock_since = None
     expired = ()
     handed = None  # seat -> bot ("heuristic" | "random") or None: SeatHanded, as last recorded
+    # Receipts (docs/api.md): the seat whose move the events being applied follow, and each
+    # seat's last move's last event as (version, hash). Bookkeeping of the record, not the table.
+    _mover = None
+    _receipted = None
 
     class Event(Aggregate.Event):
         prev_hash: str
         hash: str
+        STARTS = 0  # what begins a step: MOVE (a seat's move), OTHER_START (host, clock), or 0
 
         def mutate(self, aggregate: Any) -> Any:
             """Apply the event, live or on replay, and keep the chain's last link.
@@ -406,6 +426,9 @@ class Game(Aggregate):
                 body(aggregate, **{n: fields[n] for n in names if n in fields})
                 aggregate.version = self.originator_version
                 aggregate.modified_on = self.timestamp
+            starts = self.STARTS  # a class attribute: 0 for what follows from a move
+            if starts:
+                note_start(aggregate, self, starts)
             aggregate.chain_hash = self.hash
             if aggregate.clock is not None:
                 clocks.tick(aggregate, self)  # from this event's stored timestamp, never the wall
@@ -421,6 +444,8 @@ class Game(Aggregate):
             if isinstance(attr, CommandMethodDecorator) and name != "__init__":
                 event_class = decorated_func_callers[attr]
                 setattr(cls, name, _recorder(attr, event_class))
+                if event_class.__name__ in cls.COMMAND_EVENTS:
+                    event_class.STARTS = MOVE
                 if plain_apply:
                     func = attr.decorated_func
                     _APPLIERS[event_class] = (func, tuple(signature(func).parameters)[1:])
@@ -895,6 +920,13 @@ class Game(Aggregate):
             return "aborted"
         return "finished" if self.finished else "in_progress"
 
+    def receipted(self, player: str) -> tuple[int, str] | None:
+        """(version, hash) of the last event `player`'s last move stored; None before any."""
+        if self._mover == player:  # the newest step is that move's
+            return self.version, self.chain_hash
+        last = (self._receipted or {}).get(player)
+        return None if last is None else (last[0], last[1])
+
     @property
     def revealed(self) -> bool:
         """Whether everything about the game is public, as far as the game alone knows: it is
@@ -977,3 +1009,9 @@ class Game(Aggregate):
     def full_state(self) -> dict[str, Any]:
         """Everything, secrets included (host, replay, invariants)."""
         raise NotImplementedError
+
+
+# The host's and the clock's events begin a step of their own: they end the step of the move
+# before them (receipts), as a move does.
+for _lifecycle in (Game.GameAborted, Game.SeatHanded, Game.ClockExpired):
+    _lifecycle.STARTS = OTHER_START
