@@ -55,7 +55,8 @@ def test_an_annotation_carries_its_authors_name(client, original):
     # Check the export carries the names, chained and signed: it verifies, an edit does not.
     doc = client.get(f"/games/{gid}/export").get_json()
     assert [a["author"] for a in doc["annotations"]] == ["Olga", "host", "Pia"]
-    assert client.post("/replays/verify", json=doc).get_json()["valid"]
+    verdict = client.post("/replays/verify", json=doc).get_json()
+    assert verdict["valid"], verdict
     edited = copy.deepcopy(doc)
     edited["annotations"][0]["author"] = "Mallory"
     assert not client.post("/replays/verify", json=edited).get_json()["valid"]
