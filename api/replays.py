@@ -105,7 +105,7 @@ class ImportReplay(MethodView):
         if not verdict.valid:  # the ring rotated between the two readings
             return error_response(422, "invalid_replay", describe(verdict.problems[0]))
         return games().store_imported(  # a NewGame, dumped by CreatedGame
-            verdict.game, document.get("annotations"), origin_of(document, verdict.key_id))
+            verdict.game, document.get("annotations"), origin=origin_of(document, verdict.key_id))
 
 
 @blp.route("/signing-key")
