@@ -421,13 +421,26 @@ class Games(SaveHooks):
         link = RematchLink(game_id=game.id, rematch_id=aggregate.id)
         try:
             made = self.store_new(aggregate, bots, also=(link,), host_seat=creds.host_seat,
-                                  carried=carried_from(creds))
+                                  carried=self._carried(creds))
         except Conflict:  # another asked at the same moment and won: theirs is the rematch
             found = self.reads.rematch_of(game.id)
             if found is None:
                 raise
             return found, None
         return aggregate.id, made
+
+    def _carried(self, creds: Any) -> dict[str, Any]:
+        """The hashes of every token valid in a game, for its rematch: the creation's (and
+        those it carried), and the credentials its seats' invitations were exchanged for (a
+        page that joined by an invitation link moves on with what it holds)."""
+        carried = carried_from(creds)
+        invitations = self.access.invitations(creds.game_id)
+        for seat, hashed in (invitations.credentials if invitations is not None else {}).items():
+            if seat == HOST_SEAT:
+                carried["host"].append(hashed)
+            else:
+                carried["players"].setdefault(seat, []).append(hashed)
+        return carried
 
     def expire_clock(self, game_id: str | UUID, player: str,
                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]

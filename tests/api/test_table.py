@@ -433,3 +433,29 @@ def test_racing_rematch_calls_make_one_rematch(served):
     assert client.get(f"/games/{gid}").get_json()["rematch"] == str(answers[0][0])
     listed = client.get("/games?limit=200").get_json()["games"]
     assert len(listed) == 2
+
+
+def test_a_seat_that_joined_by_an_invitation_link_moves_on_to_the_rematch(served):
+    from urllib.parse import parse_qs, urlsplit
+
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    links = client.post(f"/games/{gid}/invitations", headers=host,
+                        json={"players": ["Ben"]}).get_json()
+    code = parse_qs(urlsplit(links["invitations"][0]["url"]).query)["invite"][0]
+    credential = client.post(f"/games/{gid}/invitations/accept",
+                             json={"code": code}).get_json()["token"]
+    host_code = parse_qs(urlsplit(links["host"]["url"]).query)["invite"][0]
+    host_credential = client.post(f"/games/{gid}/invitations/accept",
+                                  json={"code": host_code}).get_json()["token"]
+    assert client.post(f"/games/{gid}/abort", headers=host,
+                       json={"reason": "again"}).status_code == 200
+    # Check the credential Ben's page got for its code is Ben's in the rematch too.
+    answer = client.post(f"/games/{gid}/rematch", headers=bearer(credential)).get_json()
+    assert answer["player_token"] == credential
+    view = client.get(f"/games/{answer['game_id']}/view", headers=bearer(credential))
+    assert view.status_code == 200 and view.get_json()["you"] == "Ben"
+    # Check the host's credential from its own link is the host's there.
+    again = client.post(f"/games/{gid}/rematch", headers=bearer(host_credential))
+    assert again.status_code == 200 and again.get_json()["game_id"] == answer["game_id"]
