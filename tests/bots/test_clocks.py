@@ -38,8 +38,8 @@ def open_games(sqlite_env) -> Iterator[Callable[..., Games]]:
     """Applications on one SQLite store (each like one API worker), bots without delay."""
     made: list[Games] = []
 
-    def make() -> Games:
-        games = Games(env={**sqlite_env, "GRUFT_BOT_DELAY": "0"})
+    def make(env: dict[str, str] | None = None) -> Games:
+        games = Games(env={**(env or sqlite_env), "GRUFT_BOT_DELAY": "0"})
         made.append(games)
         return games
 
@@ -163,3 +163,28 @@ def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_games, s
         print(log.read_text())
     records = check_exports(games, game_id, tmp_path)
     assert check_never_early("vampir", game_id, records) == expired()
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store, request,
+                                                                tmp_path):
+    env = request.getfixturevalue(f"{store}_env")
+    workers = [open_games(env), open_games(env)]
+    ids = [workers[0].create_game("vampiring", seats("vampiring"), seed=s,
+                                  options=SHORT_OPTIONS["vampiring"],
+                                  clock={"bank": 1, "increment": 3600}).game_id
+           for s in (1, 2)]
+    runners = [embedded_clocks(games).runner for games in workers]  # both try the lock
+    # Nobody moves: every seat's clock runs out once (an hour's increment after it).
+    seated = len(seats("vampiring"))
+
+    def expired() -> int:
+        return sum(r["type"] == "ClockExpired" for g in ids
+                   for r in workers[1].reads.records(g))
+
+    wait_until(lambda: expired() == seated * len(ids), "every seat's clock to run out")
+    # Check one runner stored them all, the other none (it waited for the lock), never early.
+    wait_until(lambda: sum(r.expired for r in runners) == expired(), "the runners' counts")
+    assert sorted(r.expired for r in runners) == [0, expired()]
+    for game_id in ids:
+        check_never_early("vampiring", game_id, workers[0].reads.records(game_id))
