@@ -435,11 +435,11 @@ class Games(SaveHooks):
         page that joined by an invitation link moves on with what it holds)."""
         carried = carried_from(creds)
         invitations = self.access.invitations(creds.game_id)
-        for seat, hashed in (invitations.credentials if invitations is not None else {}).items():
+        for seat, hashes in (invitations.credentials if invitations is not None else {}).items():
             if seat == HOST_SEAT:
-                carried["host"].append(hashed)
+                carried["host"].extend(hashes)
             else:
-                carried["players"].setdefault(seat, []).append(hashed)
+                carried["players"].setdefault(seat, []).extend(hashes)
         return carried
 
     def expire_clock(self, game_id: str | UUID, player: str,

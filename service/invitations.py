@@ -5,7 +5,9 @@ A browser keeps every address it opens in its history (Chromium's History databa
 a code that the page exchanges (POST, which link previews never send) for a credential of the
 seat, kept by the page out of any address. A code works once: the one left in a history is dead.
 The host issues a seat's invitation again when it was lost or went to the wrong hands: the old
-code is dead, and so is the credential got with it. The tokens of the creation answer are not
+code is dead, and so is the credential got with it. The host's own link is issued again on the
+host's own pages (the one used to get there is dead): its earlier code dies, but the host's
+credentials stay, since the page asking holds one. The tokens of the creation answer are not
 touched (clients that keep them go on as before).
 
 Like the tokens' (service.tokens), only hashes are stored, in an aggregate of one game's
@@ -26,8 +28,8 @@ HOST_SEAT = ""  # the seat of the host's own invitation
 
 
 class Invitations(Aggregate):
-    """The hashes of one game's invitation codes, and of the credentials they were exchanged
-    for (one of each per seat at most: the latest)."""
+    """The hashes of one game's invitation codes (one live per seat at most: the latest), and
+    of the credentials they were exchanged for (a player's seat: the latest only)."""
 
     @staticmethod
     def create_id(game_id: UUID) -> UUID:
@@ -37,7 +39,7 @@ class Invitations(Aggregate):
     def __init__(self, game_id: UUID) -> None:
         self.game_id = game_id
         self.codes: dict[str, str] = {}  # seat -> hash of its code not yet exchanged
-        self.credentials: dict[str, str] = {}  # seat -> hash of the credential its code gave
+        self.credentials: dict[str, list[str]] = {}  # seat -> hashes of credentials given
 
     def issue(self, seat: str) -> str:
         """A new code for `seat`; its earlier code and the credential got with it are dead."""
@@ -48,7 +50,8 @@ class Invitations(Aggregate):
     @event("Issued")
     def _issued(self, seat: str, code: str) -> None:
         self.codes[seat] = code
-        self.credentials.pop(seat, None)
+        if seat != HOST_SEAT:
+            self.credentials.pop(seat, None)
 
     def accept(self, code: str) -> tuple[str, str] | None:
         """(seat, its new credential) for a live code, which dies; None for any other."""
@@ -62,18 +65,20 @@ class Invitations(Aggregate):
     @event("Accepted")
     def _accepted(self, seat: str, credential: str) -> None:
         self.codes.pop(seat, None)
-        self.credentials[seat] = credential
+        self.credentials.setdefault(seat, []).append(credential)
 
     def identify(self, credential: str) -> str | None:
         """The seat a credential got by an invitation is for, or None."""
-        return _match(self.credentials, credential)
+        return _match({seat: hashes for seat, hashes in self.credentials.items()}, credential)
 
 
-def _match(hashes: dict[str, str], secret: str) -> str | None:
-    """The seat whose stored hash is the secret's (compared in constant time), or None."""
+def _match(hashes: dict[str, str | list[str]], secret: str) -> str | None:
+    """The seat one of whose stored hashes is the secret's (compared in constant time), or
+    None."""
     digest = token_hash(secret)
     found = None
     for seat, stored in hashes.items():
-        if hmac.compare_digest(digest, stored):
-            found = seat
+        for one in [stored] if isinstance(stored, str) else stored:
+            if hmac.compare_digest(digest, one):
+                found = seat
     return found

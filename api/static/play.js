@@ -876,7 +876,10 @@ function drawHostLink(link) {
 }
 
 function invitesKept() {
-  return stored(sessionStorage, INVITES_KEY) || stored(localStorage, INVITES_KEY);
+  const kept = stored(sessionStorage, INVITES_KEY) || stored(localStorage, INVITES_KEY);
+  // Links are this game's only (a rematch's page starts from a copy of the game before's).
+  if (kept && kept.links && kept.links.game !== data.game_id) delete kept.links;
+  return kept;
 }
 
 function keepInvites(kept) {
@@ -901,7 +904,7 @@ async function reissue(players, hostLink) {
     const fresh = new Set(players);
     links.invitations = links.invitations.filter((i) => !fresh.has(i.player)).concat(answer.invitations);
     if (answer.host) links.host = answer.host;
-    kept.links = links;
+    kept.links = { ...links, game: data.game_id };
     keepInvites(kept);
   } catch (error) {
     showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
@@ -912,25 +915,28 @@ async function reissue(players, hostLink) {
 async function drawHost() {
   if (!host) return;
   $("host-panel").hidden = false;
-  const kept = invitesKept();
-  const bots = (kept && kept.bots) || {};
+  const kept = invitesKept() || { bots: {} };
+  const bots = kept.bots || {};
   const humans = data.players.filter((p) => !bots[p] && p !== you);
-  if (kept && !kept.links) {
-    // The links are made once, from the creation's tokens, and kept: asking again kills them.
+  const tokens = humans.map((p) => (kept.player_tokens || {})[p]).filter(Boolean);
+  if (!kept.links) {
+    // Made once and kept: asking again kills them. The browser that created the game names the
+    // seats by their tokens; elsewhere only the host's link is made (the last one was used to
+    // get here, or is dead), and the seats' links on demand.
     try {
-      const tokens = humans.map((p) => (kept.player_tokens || {})[p]).filter(Boolean);
-      kept.links = await askInvitations({ tokens, host: true });
+      kept.links = { ...(await askInvitations({ tokens, host: true })), game: data.game_id };
       keepInvites(kept);
     } catch (error) {
       showProblem(t("Could not make the invitation links: %(problem)s", { problem: error.message }));
     }
   }
-  const links = (kept && kept.links) || { invitations: [] };
+  const links = kept.links || { invitations: [] };
   drawHostLink(links.host);
   $("loopback-note").hidden = !links.loopback;
-  if (!kept) {
+  const made = new Set(links.invitations.map((i) => i.player));
+  if (humans.some((p) => !made.has(p))) {
     const make = el("button", { type: "button", class: "reissue", "data-reissue-all": "" }, t("Make new invitation links (any sent before stop working)"));
-    make.addEventListener("click", () => reissue(humans, true));
+    make.addEventListener("click", () => reissue(humans, false));
     $("invite-note").replaceChildren(t("The invitation links are shown only in the browser that created the game: the server keeps no token, only its fingerprint."), " ", make);
   } else {
     $("invite-note").textContent = t("Send each player their own link (or let them scan its code). Anyone with a link plays that seat; without one, the page shows the table to watch.");
