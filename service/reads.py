@@ -165,7 +165,9 @@ class Reads:
         reader's `gettext` and `ngettext` (domain.core.narration).
         """
         game = self._repository.game(game_id)
-        shown = [shown_event(game, e, viewer) for e in self._repository.event_store.get(game.id)]
+        revealed = self.seals.revealed(game)
+        shown = [shown_event(game, e, viewer, revealed)
+                 for e in self._repository.event_store.get(game.id)]
         told = tell(type(game), shown, list(game.players), dict(game.options), **language)
         return [item for item in told if item["version"] > after]
 

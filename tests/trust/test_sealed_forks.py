@@ -3,7 +3,7 @@
 An arbiter forks a game in play: the parent stops and stays sealed with its fork. Twin games that
 differ only in what a viewer may not see (another seat's hand, Vampir's draw pile order, Vampire
 Queen's set-aside cards, a pending VampiRing move) are forked alike: through every endpoint
-(view, events, replay steps, export, viewer, annotations, stream), a spectator and a seat must
+(view, events, narration, replay steps, export, viewer, annotations, stream), a spectator and a seat must
 not tell the twins apart, parent or fork, until every fork is over; the host always can.
 """
 
@@ -58,6 +58,7 @@ def scrubbed(value, ids: list[str]):
         text = text.replace(gid, f"<game {number}>")
     text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<id>", text)
     text = HEX.sub("<hash>", text)
+    text = re.sub(r"[0-9a-f]{12}\\u2026", "<hash>", text)  # a commitment told in words
     text = re.sub(r'"(timestamp|created_at)": "[^"]*"', r'"\1": "<time>"', text)
     text = re.sub(r"\d{4}-\d\d-\d\dT[0-9:.+]+", "<time>", text)
     text = re.sub(r'"(token|host_token)": "[^"]*"', r'"\1": "<token>"', text)
@@ -70,7 +71,8 @@ def readable(client, gid: str, headers: dict, token: str | None) -> dict:
     """Everything one viewer can read about a game, through every endpoint."""
     version = client.get(f"/games/{gid}").get_json()["version"]
     query = f"?token={token}" if token else ""
-    paths = [f"/games/{gid}", f"/games/{gid}/events?limit=1000", f"/games/{gid}/export",
+    paths = [f"/games/{gid}", f"/games/{gid}/events?limit=1000", f"/games/{gid}/narration",
+             f"/games/{gid}/export",
              f"/games/{gid}/annotations", f"/games/{gid}/forks", f"/games/{gid}/viewer{query}",
              *(f"/games/{gid}/replay/{n}" for n in range(version + 1))]
     if token:
