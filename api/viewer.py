@@ -22,7 +22,7 @@ from api.i18n import error_text, narration_words
 from api.reads import games_page
 from api.schemas import MAX_CURSOR
 from domain import GAMES, available_games, game_class
-from domain.core import Game
+from domain.core import BadCommand, Game
 from domain.core.eventfilter import concerns
 from domain.core.landmarks import starts
 from domain.core.narration import describe
@@ -51,6 +51,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 
+FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")  # POST's bodies
 HTML_PAGE = {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
 
 
@@ -102,6 +103,8 @@ def viewer_page(game_id: str):
 
     POST takes the token as the form field `token` (the host's page's button): a browser keeps
     the addresses it opens, never a form's fields (issue 23, item 6)."""
+    if request.method == "POST" and request.mimetype not in FORMS:
+        raise BadCommand(N_("the viewer takes its token as the form field 'token'"))
     token = request_token()
     if token is None and request.method == "POST":
         token = query_token(request.form.get("token"))

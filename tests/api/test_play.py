@@ -181,10 +181,13 @@ def test_the_host_opens_the_viewer_of_a_game_in_play_by_a_form_not_an_address(cl
     answer = client.post(url, data={"token": game["host_token"]})
     assert answer.status_code == 200 and b"viewer-data" in answer.data
     # ... and nothing else: no token, a player's, a forged one
-    assert client.post(url, data={}).status_code == 403
+    assert client.post(url, data={"step": "1"}).status_code == 403
     assert client.post(url, data={"token": game["player_tokens"]["Ann"]}).status_code == 403
     assert client.post(url, data={"token": "forged"}).status_code == 401
     assert client.post(url, data={"token": ""}).status_code == 401
+    # Check a body that is no form is refused, even with the host's header
+    assert client.post(url, json={"token": game["host_token"]},
+                       headers=bearer(game["host_token"])).status_code == 400
     # Check ?token= still works for clients that use it
     assert client.get(f"{url}?token={game['host_token']}").status_code == 200
 
