@@ -10,9 +10,10 @@ from api.errors import GruftBlueprint, error_response
 from api.gamelog import game_log
 from api.games import documented as _documented
 from api.games import games, viewer
+from api.i18n import error_text, language, narration_words
 from api.inputs import parse_body, request_bytes
 from api.verifying import verifier
-from domain.core.words import N_
+from domain.core.words import N_, Phrase
 from replays.document import build_document, describe, verify
 from service.arbiter import origin_of
 from service.signing import SigningKey, check_signature
@@ -38,15 +39,15 @@ def check(document: dict):
     return verdict
 
 
-def retired_problem(document: dict, signer: str | None) -> str | None:
+def retired_problem(document: dict, signer: str | None) -> Phrase | None:
     """Why a document a retired key signed does not count here: its game is not in this
     server's log as over before that key was retired (None: it is)."""
     period = signing_key().retired_period(signer or "") or {"until": None}
     if game_log().logged_before(document, period["until"]):
         return None
-    return (f"the document is signed by a key this server retired at {period['until']}, and "
-            "the game it tells of is not in this server's log as over before then: a retired "
-            "key vouches for nothing new")
+    return Phrase(N_("the document is signed by a key this server retired at %(until)s, and the "
+                     "game it tells of is not in this server's log as over before then: a "
+                     "retired key vouches for nothing new"), until=period["until"])
 
 
 def verdict_of_body() -> dict:
@@ -54,14 +55,15 @@ def verdict_of_body() -> dict:
     the raw body (bounded as every body is, api.inputs) is parsed where it is verified. A
     document signed by a retired key is read again here, for its game's place in the log."""
     with verifier().gate.slot(request.remote_addr or ""):
-        verdict = verifier().verdict(request_bytes(), signing_key().ring)
+        verdict = verifier().verdict(request_bytes(), signing_key().ring, language())
     if verdict["signature"] != "verified" or verdict["key_id"] == signing_key().key_id:
         return verdict
     problem = retired_problem(parse_body(request_bytes()), verdict["key_id"])
     if problem is None:
         return verdict
     return {**verdict, "valid": False, "signature": "retired", "problems": [
-        *verdict["problems"], {"version": None, "code": "retired_key", "message": problem}]}
+        *verdict["problems"], {"version": None, "code": "retired_key",
+                               "message": error_text(problem)}]}
 
 
 @blp.route("/games/<game_id>/export")
@@ -98,12 +100,14 @@ class ImportReplay(MethodView):
         verdict = verdict_of_body()
         if not verdict["valid"]:
             first = verdict["problems"][0]
-            return error_response(422, "invalid_replay", describe(first))  # "version N: …"
+            # "version N: …", its message already in the reader's language
+            return error_response(422, "invalid_replay", describe(first, narration_words()[0]))
         # Valid, so signed by this server: a document it made, read again here for its game.
         document = parse_body(request_bytes())
         verdict = check(document)
         if not verdict.valid:  # the ring rotated between the two readings
-            return error_response(422, "invalid_replay", describe(verdict.problems[0]))
+            return error_response(422, "invalid_replay",
+                                  describe(verdict.problems[0], narration_words()[0]))
         return games().store_imported(  # a NewGame, dumped by CreatedGame
             verdict.game, document.get("annotations"), origin=origin_of(document, verdict.key_id))
 

@@ -78,13 +78,14 @@ class Verifier:
     def __init__(self, processes: int, gate: Gate) -> None:
         self.processes, self.gate = processes, gate
 
-    def verdict(self, body: bytes, ring: list[str]) -> dict[str, Any]:
-        """The verdict on a raw document body, as POST /replays/verify answers it."""
+    def verdict(self, body: bytes, ring: list[str], lang: str = "en") -> dict[str, Any]:
+        """The verdict on a raw document body, as POST /replays/verify answers it (its problems'
+        messages in `lang`)."""
         if not self.processes:
-            outcome = verify_body(body, ring)
+            outcome = verify_body(body, ring, lang)
         else:
             try:
-                outcome = self._executor().submit(verify_body, body, ring).result()
+                outcome = self._executor().submit(verify_body, body, ring, lang).result()
             except BrokenProcessPool:  # a verifying process died (killed, out of memory)
                 self._discard()
                 raise ServiceUnavailable("the verifying process stopped; try again",
@@ -112,17 +113,20 @@ class Verifier:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def verify_body(body: bytes, ring: list[str]) -> tuple[str, Any]:
-    """Parse and verify a document body: ("ok", the verdict's JSON) or ("bad", why unreadable)."""
+def verify_body(body: bytes, ring: list[str], lang: str = "en") -> tuple[str, Any]:
+    """Parse and verify a document body: ("ok", the verdict's JSON, its problems said in `lang`
+    from the catalogs, as the process has no request) or ("bad", why unreadable)."""
     from api.inputs import parse_body
     from replays.document import verify
+    from service.catalogs import translations
     from service.signing import check_signature
 
     try:
         document = parse_body(body)
     except BadRequest as exc:
         return "bad", exc.description
-    return "ok", verify(document, trusted_keys=ring, check_signature=check_signature).as_json()
+    verdict = verify(document, trusted_keys=ring, check_signature=check_signature)
+    return "ok", verdict.as_json(translations(lang).gettext)
 
 
 def _start_child(parent: int) -> None:

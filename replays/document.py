@@ -51,7 +51,7 @@ from domain.core.chain import (
 )
 from domain.core.clocks import deadline
 from domain.core.game import recorded_authors, recorded_shapes
-from domain.core.words import N_
+from domain.core.words import N_, Gettext, Phrase, Said, english
 from replays.logproof import log_problem
 from service.signing import key_id
 
@@ -130,19 +130,42 @@ class Verdict:
         with its own key is never called valid (anyone can sign a forgery with a key of theirs)."""
         return not self.problems and self.signature != "unverified"
 
-    def add(self, version: int | None, code: str, message: str) -> None:
-        self.problems.append({"version": version, "code": code, "message": message})
+    def add(self, version: int | None, code: str, message: str, /, **params: object) -> None:
+        """A problem; its message a marked template (or a Phrase, or an error carrying one),
+        so it can be said in any language while its code and version stay the same."""
+        if isinstance(message, Said):
+            message, params = message.template, message.params
+        said = message if isinstance(message, Phrase) else Phrase(message, **params)
+        self.problems.append({"version": version, "code": code, "message": said})
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self, gettext: Gettext = english) -> dict[str, Any]:
+        """The verdict as POST /replays/verify answers it, its messages in `gettext`'s language."""
         return {"valid": self.valid, "signature": self.signature, "key_id": self.key_id,
-                "problems": self.problems, "scores": self.scores, "winners": self.winners}
+                "problems": said_problems(self.problems, gettext), "scores": self.scores,
+                "winners": self.winners}
 
 
-def describe(problem: dict[str, Any]) -> str:
+def said_problems(problems: list[dict[str, Any]], gettext: Gettext = english) -> list[dict]:
+    """The problems with their messages in `gettext`'s language (plain strings), nothing else
+    changed: the code and version are the same in every language."""
+    return [{**p, "message": _said(p["message"], gettext)} for p in problems]
+
+
+def _said(message: str, gettext: Gettext) -> str:
+    return message.said(gettext) if isinstance(message, Phrase) else str(message)
+
+
+def described(problem: dict[str, Any]) -> Phrase:
     """One problem for a reader: where (its version, or the document) and what, each once."""
-    version = problem.get("version")
-    where = "document" if version is None else f"version {version}"
-    return f"{where}: {problem['message']}"
+    version, message = problem.get("version"), problem["message"]
+    if version is None:
+        return Phrase(N_("document: %(message)s"), message=message)
+    return Phrase(N_("version %(version)s: %(message)s"), version=version, message=message)
+
+
+def describe(problem: dict[str, Any], gettext: Gettext = english) -> str:
+    """The problem `described`, in `gettext`'s language."""
+    return described(problem).said(gettext)
 
 
 def verify(document: Any, trusted_keys: list[str] | None = None,
@@ -167,8 +190,9 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
         if not isinstance(final, dict) or final.get("scores") != game.scores or sorted(
                 final.get("winners") or []) != sorted(game.winners):
             verdict.add(game.version, "final_mismatch",
-                        f"the final result says {canonical(final)}, the rules give "
-                        f"{canonical({'scores': game.scores, 'winners': game.winners})}")
+                        N_("the final result says %(claimed)s, the rules give %(result)s"),
+                        claimed=canonical(final),
+                        result=canonical({"scores": game.scores, "winners": game.winners}))
     return verdict
 
 
@@ -180,22 +204,25 @@ def check_fork(document: Any, parent: Any, trusted_keys: list[str] | None = None
     verdict = verify(document, trusted_keys, check_signature)
     parents = verify(parent, trusted_keys, check_signature)
     for problem in parents.problems:
-        verdict.add(None, "parent_invalid", f"the parent document, {describe(problem)}")
+        verdict.add(None, "parent_invalid", N_("the parent document, %(problem)s"),
+                    problem=described(problem))
     if not isinstance(document, dict) or not isinstance(document.get("parent"), dict):
-        verdict.add(None, "not_a_fork", "the document has no parent: it is not a fork")
+        verdict.add(None, "not_a_fork", N_("the document has no parent: it is not a fork"))
         return verdict
     if parents.problems:
         return verdict
     link, events = document["parent"], parent["events"]
     step = link.get("version")
     if link.get("game_id") != parent["game_id"]:
-        verdict.add(None, "parent_mismatch", f"the fork's parent is game {link.get('game_id')}, "
-                    f"not {parent['game_id']}")
+        verdict.add(None, "parent_mismatch", N_("the fork's parent is game %(named)s, not "
+                                                 "%(parent)s"),
+                    named=link.get("game_id"), parent=parent["game_id"])
     elif not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= len(events):
-        verdict.add(None, "parent_mismatch", f"the parent has no event {step}")
+        verdict.add(None, "parent_mismatch", N_("the parent has no event %(step)s"), step=step)
     elif events[step - 1]["hash"] != link.get("hash"):
         verdict.add(None, "parent_mismatch",
-                    f"the parent's event {step} has another hash than the fork names")
+                    N_("the parent's event %(step)s has another hash than the fork names"),
+                    step=step)
     else:
         _check_carried_table(document, parent, step, verdict)
     return verdict
@@ -206,7 +233,7 @@ def _check_carried_table(document: dict, parent: dict, step: int, verdict: Verdi
     try:
         parent_id = UUID(str(parent["game_id"]))
     except ValueError:
-        verdict.add(None, "parent_invalid", "the parent's game_id is not a game id")
+        verdict.add(None, "parent_invalid", N_("the parent's game_id is not a game id"))
         return
     at = cls.replayed(parent_id, parent["events"][:step])  # verified above: they re-run
     forked = document["events"][1] if len(document["events"]) > 1 else {}
@@ -219,8 +246,9 @@ def _check_carried_table(document: dict, parent: dict, step: int, verdict: Verdi
              "game": document.get("game")}
     differ = [k for k in expected if canonical(expected[k]) != canonical(found[k])]
     if differ:
-        verdict.add(2, "fork_mismatch", f"the fork's {', '.join(differ)} differ from the "
-                    f"parent's after its event {step}: the fork did not begin there")
+        verdict.add(2, "fork_mismatch", N_("the fork's %(fields)s differ from the parent's "
+                                            "after its event %(step)s: the fork did not begin "
+                                            "there"), fields=", ".join(differ), step=step)
 
 
 @functools.cache
@@ -232,29 +260,33 @@ def _schema_validator() -> Any:
 
 def schema_problem(doc: Any) -> str | None:
     """Where and how `doc` departs from the document's JSON Schema (the schema's own words for
-    its first error), or None when it follows it."""
+    its first error, which are English in every language), or None when it follows it."""
     error = next(iter(_schema_validator().iter_errors(doc)), None)
     if error is None:
         return None
     where = "/".join(str(part) for part in error.instance_path)
-    return f"{'at ' + where + ': ' if where else ''}{error.message[:300]}"
+    if not where:
+        return error.message[:300]
+    return Phrase(N_("at %(where)s: %(error)s"), where=where, error=error.message[:300])
 
 
 def _check_shape(doc: Any, verdict: Verdict) -> bool:
     problem = schema_problem(doc)
     if problem is not None:
         verdict.add(None, "malformed",
-                    f"not a {FORMAT} document as its schema (docs/format.md) says: {problem}")
+                    N_("not a %(format)s document as its schema (docs/format.md) says: "
+                       "%(problem)s"), format=FORMAT, problem=problem)
         return False
     try:
         game_class(doc["game"])
     except BadSetup as exc:  # the schema names the games; the registry is the rules' own
-        verdict.add(None, "malformed", str(exc))
+        verdict.add(None, "malformed", exc)
         return False
     for version, record in enumerate(doc["events"], start=1):
         if _parse_time(record["timestamp"]) is None:
             verdict.add(version, "bad_timestamp",
-                        f"the timestamp {record['timestamp'][:40]!r} is not ISO 8601 with an offset")
+                        N_("the timestamp %(stamp)r is not ISO 8601 with an offset"),
+                        stamp=record["timestamp"][:40])
             return False
     return True
 
@@ -268,20 +300,21 @@ def _check_signature(doc: dict, verdict: Verdict, trusted_keys: list[str] | None
             verdict.key_id = key_id(key)
     if "key_id" in doc and (verdict.key_id is None or doc["key_id"] != verdict.key_id):
         verdict.add(None, "key_id_mismatch",
-                    "key_id is not the fingerprint (SHA-256 of the DER public key) of the key "
-                    "that signed the document")
+                    N_("key_id is not the fingerprint (SHA-256 of the DER public key) of the key "
+                       "that signed the document"))
     if sig.get("alg") != "ed25519" or not isinstance(key, str) or not isinstance(value, str):
-        verdict.add(None, "signature_invalid", "the signature must be {alg: ed25519, key, value}")
-    elif not check(key, unsigned(doc), value):
         verdict.add(None, "signature_invalid",
-                    "the signature does not match the document: something was changed after export")
+                    N_("the signature must be {alg: ed25519, key, value}"))
+    elif not check(key, unsigned(doc), value):
+        verdict.add(None, "signature_invalid", N_("the signature does not match the document: "
+                                                   "something was changed after export"))
     elif trusted_keys is None:
         verdict.signature = "unverified"  # consistent with its own key, which proves nothing
     elif key.strip() not in [k.strip() for k in trusted_keys]:
         verdict.signature = "untrusted"
         verdict.add(None, "untrusted_key",
-                    "the document is signed by a key that is not a trusted one (the server's key: "
-                    "GET /signing-key; offline: gruft verify --key)")
+                    N_("the document is signed by a key that is not a trusted one (the server's "
+                       "key: GET /signing-key; offline: gruft verify --key)"))
     else:
         verdict.signature = "verified"
 
@@ -309,14 +342,15 @@ def _check_times(doc: dict, verdict: Verdict) -> None:
     previous = _parse_time(records[0]["timestamp"])
     if doc["created_at"] != records[0]["timestamp"]:
         verdict.add(None, "bad_timestamp",
-                    f"created_at {str(doc['created_at'])[:40]!r} is not the creation event's "
-                    f"timestamp {records[0]['timestamp']!r}")
+                    N_("created_at %(created)r is not the creation event's timestamp %(stamp)r"),
+                    created=str(doc["created_at"])[:40], stamp=records[0]["timestamp"])
     for version, record in enumerate(records[1:], start=2):
         stamp = _parse_time(record["timestamp"])
         if stamp < previous:
             verdict.add(version, "bad_timestamp",
-                        f"the timestamp {record['timestamp']} is earlier than the event before "
-                        f"({records[version - 2]['timestamp']}): events are stored in time order")
+                        N_("the timestamp %(stamp)s is earlier than the event before "
+                           "(%(before)s): events are stored in time order"),
+                        stamp=record["timestamp"], before=records[version - 2]["timestamp"])
             return
         previous = stamp
 
@@ -328,7 +362,8 @@ def _check_seed(doc: dict, verdict: Verdict) -> None:
     if seed_commitment(doc["seed"], salt) != doc["seed_commitment"]:
         formula = 'salt + ":" + str(seed)' if salt is not None else "str(seed)"
         verdict.add(None, "seed_mismatch",
-                    f"the seed does not match its commitment (SHA-256 of {formula})")
+                    N_("the seed does not match its commitment (SHA-256 of %(formula)s)"),
+                    formula=formula)
     created = doc["events"][0]
     if created["type"] != CREATED:
         return  # the re-run names it
@@ -338,7 +373,8 @@ def _check_seed(doc: dict, verdict: Verdict) -> None:
     if canonical(recorded) != canonical(claimed):
         differ = ", ".join(k for k in recorded if canonical(recorded[k]) != canonical(claimed[k]))
         verdict.add(1, "event_mismatch",
-                    f"the creation event's {differ} differ from the document's")
+                    N_("the creation event's %(fields)s differ from the document's"),
+                    fields=differ)
 
 
 def _check_chain(doc: dict, verdict: Verdict) -> None:
@@ -347,20 +383,22 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
         version = index + 1
         if record.get("version") != version:
             verdict.add(version, "chain_broken",
-                        f"event {version} carries version {record.get('version')}: "
-                        "an event was dropped, inserted or reordered")
+                        N_("event %(version)s carries version %(carried)s: an event was dropped, "
+                           "inserted or reordered"), version=version, carried=record.get("version"))
             return
         if record.get("prev_hash") != prev:
-            verdict.add(version, "chain_broken", "prev_hash does not link to the event before")
+            verdict.add(version, "chain_broken",
+                        N_("prev_hash does not link to the event before"))
             return
         by = record.get("by")
         if "by" in record and by not in AUTHORS:
-            verdict.add(version, "chain_broken", f"by is one of {', '.join(AUTHORS)}")
+            verdict.add(version, "chain_broken", N_("by is one of %(authors)s"),
+                        authors=", ".join(AUTHORS))
             return
         digest = event_hash(prev, version, record["type"], record["timestamp"], record["data"],
                             by, record.get("shape", 1))
         if record.get("hash") != digest:
-            verdict.add(version, "chain_broken", "hash does not match the event's content")
+            verdict.add(version, "chain_broken", N_("hash does not match the event's content"))
             return
         prev = digest
 
@@ -377,8 +415,8 @@ def _check_origin(doc: dict, verdict: Verdict) -> None:
         if not isinstance(origin, dict) or not isinstance(origin.get("game_id"), str) or not (
                 origin.get("key_id") is None or isinstance(origin.get("key_id"), str)) or set(
                 origin) - {"game_id", "key_id", "origin"}:
-            verdict.add(None, "malformed", "origin is {game_id, key_id, origin?}: the game a "
-                        "copy was imported from")
+            verdict.add(None, "malformed", N_("origin is {game_id, key_id, origin?}: the game a "
+                                              "copy was imported from"))
             return
         origin = origin.get("origin")
 
@@ -396,30 +434,33 @@ def _check_annotations(doc: dict, verdict: Verdict) -> None:
     if not isinstance(annotations, list) or not all(
             isinstance(a, dict) and set(a) - {MADE_ON} == set(ANNOTATION_FIELDS)
             and isinstance(a.get(MADE_ON, ""), str) for a in annotations):
-        verdict.add(None, "malformed", "annotations must be a list of annotations with the fields "
-                    + ", ".join(ANNOTATION_FIELDS) + f" (and {MADE_ON})")
+        verdict.add(None, "malformed", N_("annotations must be a list of annotations with the "
+                                          "fields %(fields)s (and %(made_on)s)"),
+                    fields=", ".join(ANNOTATION_FIELDS), made_on=MADE_ON)
         return
     events = doc["events"]
     prev = doc["seed_commitment"]
     for number, note in enumerate(annotations, start=1):
-        name = f"annotation {number} ({str(note['id'])[:40]})"
+        name = Phrase(N_("annotation %(number)s (%(id)s)"), number=number, id=str(note["id"])[:40])
         step = note["version"]
         if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= len(events):
-            verdict.add(None, "annotation_broken", f"{name} is about no step of this game")
+            verdict.add(None, "annotation_broken", N_("%(name)s is about no step of this game"),
+                        name=name)
             return
         if note["prev_hash"] != prev:
             verdict.add(None, "annotation_broken",
-                        f"{name} does not link to the annotation before it: one was dropped, "
-                        "inserted or reordered before it")
+                        N_("%(name)s does not link to the annotation before it: one was dropped, "
+                           "inserted or reordered before it"), name=name)
             return
         if note["hash"] != record_hash(prev, note):
             verdict.add(None, "annotation_broken",
-                        f"{name} was edited: its hash does not match its content")
+                        N_("%(name)s was edited: its hash does not match its content"), name=name)
             return
         about = doc["seed_commitment"] if step == 0 else events[step - 1].get("hash")
         if note["event_hash"] != about:
             verdict.add(None, "annotation_broken",
-                        f"{name} names another event than step {step}'s")
+                        N_("%(name)s names another event than step %(step)s's"), name=name,
+                        step=step)
             return
         prev = note["hash"]
 
@@ -430,7 +471,7 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     cls = game_class(doc["game"])  # a game this server knows: _check_shape
     created = records[0]
     if created["type"] != CREATED:
-        verdict.add(1, "event_mismatch", "version 1 must be the game's creation")
+        verdict.add(1, "event_mismatch", N_("version 1 must be the game's creation"))
         return None
     setup = created["data"]
     stamps = (_parse_time(r["timestamp"]) for r in records)  # all parsed: _check_shape
@@ -448,7 +489,8 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
                                  salt=setup.get("salt"), recorded=True,  # names as recorded
                                  clock=setup.get("clock"), bots=setup.get("bots"))
         except GameError as exc:
-            verdict.add(1, "bad_setup", f"the recorded setup cannot start a game: {exc}")
+            verdict.add(1, "bad_setup", N_("the recorded setup cannot start a game: %(why)s"),
+                        why=exc)
             return None
         position = 0
         if not _match(game, records, position, verdict) or not _check_by(
@@ -468,24 +510,27 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
             command = cls.COMMAND_EVENTS.get(record["type"])
             if command is None:
                 verdict.add(version, "event_mismatch",
-                            f"{record['type']} is not a player's action here; "
-                            "the rules produce no such event at this point")
+                            N_("%(event)s is not a player's action here; the rules produce no "
+                               "such event at this point"), event=record["type"])
                 return None
             command_type, fields = command
             data = record["data"]
             player = data.get("player")
             order = {"type": command_type, **{f: data[f] for f in fields if f in data}}
             if record.get("by") == BOT and not game.bot_may_play(player):
-                verdict.add(version, "by_mismatch", f"{player}'s move is recorded as the bot's, "
-                            "but no bot plays that seat")
+                verdict.add(version, "by_mismatch", N_("%(player)s's move is recorded as the "
+                                                       "bot's, but no bot plays that seat"),
+                            player=player)
                 return None
             try:
                 game.execute(player, order, by=record.get("by") or SEAT)
             except Refusal as exc:
-                verdict.add(version, "illegal_move", f"{exc.message} ({exc.rule})")
+                verdict.add(version, "illegal_move", N_("%(refusal)s (%(rule)s)"), refusal=exc,
+                            rule=exc.rule)
                 return None
             except BadCommand as exc:
-                verdict.add(version, "illegal_move", f"{player}: {exc}")
+                verdict.add(version, "illegal_move", N_("%(player)s: %(why)s"), player=player,
+                            why=exc)
                 return None
             if not _match(game, records, position, verdict) or not _check_by(
                     records, position, game.version, COMMAND_AUTHORS, verdict):
@@ -509,8 +554,9 @@ def _check_by(records: list[dict], start: int, end: int, first: tuple[str, ...],
             continue
         if by not in allowed:
             verdict.add(index + 1, "by_mismatch",
-                        f"{records[index]['type']} is recorded by {by!r}; it can only be by "
-                        f"{' or '.join(repr(a) for a in allowed)}")
+                        N_("%(event)s is recorded by %(by)r; it can only be by %(allowed)s"),
+                        event=records[index]["type"], by=by,
+                        allowed=" or ".join(repr(a) for a in allowed))
             return False
     return True
 
@@ -540,13 +586,15 @@ def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -
             stamp = _parse_time(record["timestamp"])
             due = deadline(game, data.get("player"))
             if due is not None and stamp < due:
-                verdict.add(version, "clock_early", f"{data.get('player')}'s clock is recorded "
-                            f"as run out at {record['timestamp']}, before its deadline "
-                            f"{due.isoformat()}")
+                verdict.add(version, "clock_early",
+                            N_("%(player)s's clock is recorded as run out at %(stamp)s, before "
+                               "its deadline %(due)s"), player=data.get("player"),
+                            stamp=record["timestamp"], due=due.isoformat())
                 return False
             game.expire_clock(data.get("player"), stamp)
     except (Refusal, BadCommand) as exc:
-        verdict.add(version, "illegal_move", f"the {record['type']} is refused: {exc}")
+        verdict.add(version, "illegal_move", N_("the %(event)s is refused: %(why)s"),
+                    event=record["type"], why=exc)
         return False
     return True
 
@@ -563,23 +611,27 @@ def _match(game: Game, records: list[dict], position: int, verdict: Verdict) -> 
                     "shape": stored_shape(event)}
         if version > len(records):
             verdict.add(version, "event_missing",
-                        f"the rules produce {expected['type']} but the record ends")
+                        N_("the rules produce %(event)s but the record ends"),
+                        event=expected["type"])
             return False
         record = records[version - 1]
         found = {"type": record["type"], "data": record["data"],
                  "shape": record.get("shape", 1)}
         if found["type"] == expected["type"] and found["shape"] != expected["shape"]:
             verdict.add(version, "event_mismatch",
-                        f"the record has {record['type']} in shape {found['shape']}, a shape "
-                        f"this release cannot make it in (it makes shape {expected['shape']})")
+                        N_("the record has %(event)s in shape %(shape)s, a shape this release "
+                           "cannot make it in (it makes shape %(made)s)"), event=record["type"],
+                        shape=found["shape"], made=expected["shape"])
             return False
         if canonical(found) != canonical(expected):
             if _edited_secret_move(type(game), records, version, expected, verdict):
                 return False
             dealt = expected["type"] in type(game).DEAL_EVENTS
-            what = "the deal is not what the revealed seed produces" if dealt else (
-                f"the record has {record['type']} {canonical(record['data'])[:200]}, the rules give "
-                f"{expected['type']} {canonical(expected['data'])[:200]}")
+            what = Phrase(N_("the deal is not what the revealed seed produces")) if dealt else (
+                Phrase(N_("the record has %(event)s %(data)s, the rules give %(expected)s "
+                          "%(expected_data)s"), event=record["type"],
+                       data=canonical(record["data"])[:200], expected=expected["type"],
+                       expected_data=canonical(expected["data"])[:200]))
             verdict.add(version, "event_mismatch", what)
             return False
     return True
@@ -611,9 +663,10 @@ def _edited_secret_move(cls: type[Game], records: list[dict], version: int, expe
         move = {f: record["data"].get(f) for f in fields}
         if player in revealed and canonical(move) != canonical(revealed[player]):
             verdict.add(move_version, "event_mismatch",
-                        f"{player}'s move is recorded as {canonical(move)}, but the "
-                        f"{expected['type']} at version {version} reveals "
-                        f"{canonical(revealed[player])}: the move was edited")
+                        N_("%(player)s's move is recorded as %(move)s, but the %(event)s at "
+                           "version %(version)s reveals %(revealed)s: the move was edited"),
+                        player=player, move=canonical(move), event=expected["type"],
+                        version=version, revealed=canonical(revealed[player]))
             return True
     return False
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.core import canonical
+from domain.core.words import N_, Phrase
 from service.gamelog import leaf_bytes, leaf_of
 from service.merkle import leaf_hash, verify_inclusion
 from service.signing import key_id
@@ -31,19 +32,21 @@ def checkpoint_body(checkpoint: dict[str, Any]) -> bytes:
 def checkpoint_problem(checkpoint: Any, keys: list[str], check_signature) -> str | None:
     """Why a checkpoint is not well formed and signed by one of `keys` (PEMs); None if it is."""
     if not isinstance(checkpoint, dict) or set(checkpoint) != set(CHECKPOINT_FIELDS):
-        return "the checkpoint must have exactly " + ", ".join(CHECKPOINT_FIELDS)
+        return Phrase(N_("the checkpoint must have exactly %(fields)s"),
+                      fields=", ".join(CHECKPOINT_FIELDS))
     size = checkpoint["size"]
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-        return "the checkpoint's size is not a whole number"
+        return Phrase(N_("the checkpoint's size is not a whole number"))
     if not isinstance(checkpoint["root"], str) or not HASH.fullmatch(checkpoint["root"]):
-        return "the checkpoint's root is not 64 lowercase hex digits"
+        return Phrase(N_("the checkpoint's root is not 64 lowercase hex digits"))
     if not isinstance(checkpoint["signature"], str):
-        return "the checkpoint's signature is not a string"
+        return Phrase(N_("the checkpoint's signature is not a string"))
     signer = next((k for k in keys if _key_id(k) == checkpoint["key_id"]), None)
     if signer is None:
-        return f"the checkpoint is signed by key {str(checkpoint['key_id'])[:64]}, not a trusted one"
+        return Phrase(N_("the checkpoint is signed by key %(key_id)s, not a trusted one"),
+                      key_id=str(checkpoint["key_id"])[:64])
     if not check_signature(signer, checkpoint_body(checkpoint), checkpoint["signature"]):
-        return "the checkpoint's signature does not match it"
+        return Phrase(N_("the checkpoint's signature does not match it"))
     return None
 
 
@@ -51,12 +54,13 @@ def log_problem(document: dict[str, Any], keys: list[str], check_signature) -> s
     """Why the document's `log` part does not prove the game in the log; None if it does."""
     part = document["log"]
     if not isinstance(part, dict) or set(part) != {"index", "proof", "checkpoint"}:
-        return "log must be {index, proof, checkpoint}"
+        return Phrase(N_("log must be {index, proof, checkpoint}"))
     index, proof = part["index"], part["proof"]
     if not isinstance(index, int) or isinstance(index, bool) or not isinstance(proof, list) or (
             len(proof) > MAX_PROOF or not all(isinstance(p, str) and HASH.fullmatch(p)
                                               for p in proof)):
-        return "log's index must be a whole number and its proof a list of SHA-256 hex hashes"
+        return Phrase(N_("log's index must be a whole number and its proof a list of SHA-256 "
+                         "hex hashes"))
     problem = checkpoint_problem(part["checkpoint"], keys, check_signature)
     if problem is not None:
         return problem
@@ -65,8 +69,9 @@ def log_problem(document: dict[str, Any], keys: list[str], check_signature) -> s
     leaf = leaf_of(str(document["game_id"]), len(document["events"]), str(last.get("hash")))
     if not verify_inclusion(leaf_hash(leaf_bytes(leaf)), index, checkpoint["size"],
                             [bytes.fromhex(p) for p in proof], bytes.fromhex(checkpoint["root"])):
-        return (f"the game's last event is not leaf {index} of the log of size "
-                f"{checkpoint['size']} the checkpoint signs: the inclusion proof fails")
+        return Phrase(N_("the game's last event is not leaf %(index)s of the log of size "
+                         "%(size)s the checkpoint signs: the inclusion proof fails"),
+                      index=index, size=checkpoint["size"])
     return None
 
 
@@ -89,16 +94,18 @@ def check_retired(document: Any, verdict: Any, history: list[dict[str, Any]]) ->
     verdict.retired = period
     ended = document["events"][-1]["timestamp"]
     if "log" not in document:
-        why = "and the document carries no proof that its game is in the server's log"
+        why = Phrase(N_("and the document carries no proof that its game is in the server's "
+                        "log"))
     elif any(p["code"] == "log_invalid" for p in verdict.problems):
-        why = "and its proof that the game is in the server's log fails"
+        why = Phrase(N_("and its proof that the game is in the server's log fails"))
     elif _before(ended, period["until"]):
         return
     else:
-        why = f"before its game ended ({ended})"
+        why = Phrase(N_("before its game ended (%(ended)s)"), ended=ended)
     verdict.signature = "retired"
-    verdict.add(None, "retired_key", f"the document is signed by a key the server retired at "
-                f"{period['until']}, {why}: a retired key vouches for nothing new")
+    verdict.add(None, "retired_key", N_("the document is signed by a key the server retired at "
+                                        "%(until)s, %(why)s: a retired key vouches for nothing "
+                                        "new"), until=period["until"], why=why)
 
 
 def _before(stamp: str, until: Any) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
+from domain.core.words import N_, Phrase
 from replays.document import Verdict
 from service.receipts import FIELDS, signed_part
 from service.signing import key_id
@@ -34,10 +35,10 @@ def check_receipts(document: dict[str, Any], receipts: list[Any], verdict: Verdi
     events = document.get("events") if isinstance(document.get("events"), list) else []
     conflicts = []
     for number, receipt in enumerate(receipts, start=1):
-        name = f"receipt {number}"
+        name = Phrase(N_("receipt %(number)s"), number=number)
         if not isinstance(receipt, dict) or set(receipt) != set(FIELDS):
-            verdict.add(None, "receipt_invalid", f"{name} is not a receipt: "
-                        f"{{{', '.join(FIELDS)}}}")
+            verdict.add(None, "receipt_invalid", N_("%(name)s is not a receipt: {%(fields)s}"),
+                        name=name, fields=", ".join(FIELDS))
             continue
         if receipt["game_id"] != document.get("game_id"):
             continue  # another game's
@@ -45,19 +46,22 @@ def check_receipts(document: dict[str, Any], receipts: list[Any], verdict: Verdi
         if key is None or not isinstance(receipt["signature"], str) or not check(
                 key, signed_part(receipt), receipt["signature"]):
             verdict.add(None, "receipt_invalid",
-                        f"{name}'s signature is not a trusted key's: it proves nothing")
+                        N_("%(name)s's signature is not a trusted key's: it proves nothing"),
+                        name=name)
             continue
         version = receipt["version"]
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            verdict.add(None, "receipt_invalid", f"{name} names no event")
+            verdict.add(None, "receipt_invalid", N_("%(name)s names no event"), name=name)
         elif version > len(events):
             verdict.add(version, "receipt_beyond_document",
-                        f"{name} was signed after this event, but the document has "
-                        f"{len(events)} events: it leaves out what the server acknowledged")
+                        N_("%(name)s was signed after this event, but the document has %(n)s "
+                           "events: it leaves out what the server acknowledged"),
+                        name=name, n=len(events))
         elif events[version - 1].get("hash") != receipt["hash"]:
             verdict.add(version, "receipt_mismatch",
-                        f"{name} says the event here has hash {receipt['hash']}, the document "
-                        f"says {events[version - 1].get('hash')}: the server signed two histories")
+                        N_("%(name)s says the event here has hash %(hash)s, the document says "
+                           "%(document_hash)s: the server signed two histories"), name=name,
+                        hash=receipt["hash"], document_hash=events[version - 1].get("hash"))
             conflicts.append({"receipt": receipt, "event": events[version - 1],
                               "document_signature": document.get("signature")})
     return conflicts

@@ -260,7 +260,7 @@ def _verification(document: dict[str, Any], verdict: Verdict, _: Words) -> str:
     else:
         state = "unverified"
         head = _("UNVERIFIED SIGNATURE: nothing wrong found, key not trusted")
-    items = [f"<li><code>{escape(p['code'])}</code> {escape(describe(p))}</li>"
+    items = [f"<li><code>{escape(p['code'])}</code> {escape(describe(p, _.gettext))}</li>"
              for p in verdict.problems]
     parent = document.get("parent")
     lineage = ""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.core.chain import DuplicateKey, strict_loads
+from domain.core.words import N_
 from replays.document import Verdict, check_fork, describe, verify
 from replays.logproof import check_retired
 from replays.receipts import check_receipts, receipt_list
@@ -62,7 +63,8 @@ def read_inputs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
 def duplicate_verdict(exc: DuplicateKey) -> Verdict:
     """The verdict on a document with a duplicate key: invalid, nothing else checked."""
     verdict = Verdict()
-    verdict.add(None, "duplicate_key", f"{exc}: readers disagree on which one counts")
+    verdict.add(None, "duplicate_key", N_("%(duplicate)s: readers disagree on which one counts"),
+                duplicate=str(exc))
     return verdict
 
 

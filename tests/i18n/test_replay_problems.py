@@ -1,0 +1,156 @@
+"""Replay verification's problems in the reader's language (issue 25): POST /replays/verify,
+the 422 of POST /games/import and `gruft report --lang` say each problem in the reader's
+language, while its version and code (and the verdict's other fields) are the same in every
+language, and the English is word for word what it was before it was translatable."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from replays.document import verify
+from replays.report import Words, render
+from service.catalogs import translations
+from service.signing import check_signature
+
+GOLDEN = Path(__file__).resolve().parents[1] / "replays" / "golden" / "vampire-queen.json"
+SIGNATURE_INVALID = (None, "signature_invalid",
+                     "the signature does not match the document: something was changed after "
+                     "export")
+
+
+def drop(doc: dict) -> None:
+    del doc["events"][83]  # the refusal the re-run meets is a ruling's (VQ-1), translated too
+
+
+def by_nobody(doc: dict) -> None:
+    doc["events"][2]["by"] = "nobody"
+
+
+def no_result(doc: dict) -> None:
+    doc["final"] = {"scores": {}, "winners": []}
+
+
+# What verification said of these forgeries of the golden document, before its problems were
+# translatable (word for word): the English must not change.
+FORGERIES = {
+    drop: [SIGNATURE_INVALID,
+           (84, "chain_broken",
+            "event 84 carries version 85: an event was dropped, inserted or reordered"),
+           (84, "illegal_move", "It is not Dee's turn; waiting for Cy. (VQ-1)")],
+    by_nobody: [SIGNATURE_INVALID,
+                (3, "chain_broken", "by is one of seat, host, bot, clock, server"),
+                (3, "by_mismatch",
+                 "Played is recorded by 'nobody'; it can only be by 'seat' or 'host' or 'bot'")],
+    no_result: [SIGNATURE_INVALID,
+                (166, "final_mismatch",
+                 'the final result says {"scores":{},"winners":[]}, the rules give {"scores":'
+                 '{"Ann":95,"Ben":4,"Cy":18,"Dee":37},"winners":["Ben"]}')],
+}
+forgeries = pytest.mark.parametrize("forge", list(FORGERIES), ids=lambda f: f.__name__)
+
+
+def forged(forge) -> dict:
+    doc = copy.deepcopy(json.loads(GOLDEN.read_text("utf-8")))
+    forge(doc)
+    return doc
+
+
+def offline(doc: dict):
+    return verify(doc, trusted_keys=[doc["signature"]["key"]], check_signature=check_signature)
+
+
+def triples(problems: list[dict]) -> list[tuple]:
+    return [(p["version"], p["code"], p["message"]) for p in problems]
+
+
+@forgeries
+def test_the_english_is_unchanged(forge) -> None:
+    verdict = offline(forged(forge))
+    assert triples(verdict.problems) == FORGERIES[forge]
+    assert triples(verdict.as_json()["problems"]) == FORGERIES[forge]
+
+
+@forgeries
+@pytest.mark.parametrize("lang", ["de", "fr", "it", "es"])
+def test_every_problem_is_said_in_every_language(forge, lang) -> None:
+    verdict = offline(forged(forge))
+    english, said = verdict.as_json(), verdict.as_json(translations(lang).gettext)
+    # Check the same verdict: its keys, fields and every problem's version and code.
+    assert said.keys() == english.keys()
+    assert {k: v for k, v in said.items() if k != "problems"} == {
+        k: v for k, v in english.items() if k != "problems"}
+    assert [(p["version"], p["code"]) for p in said["problems"]] == [
+        (p["version"], p["code"]) for p in english["problems"]]
+    # ... each message in the language, none left English (type() excludes a lazy str).
+    for ours, theirs in zip(said["problems"], english["problems"], strict=True):
+        assert type(ours["message"]) is str and ours["message"] != theirs["message"]
+
+
+def test_a_nested_message_is_translated_with_its_problem() -> None:
+    # The refusal a re-run meets, and the event's words around it, both in German.
+    problems = offline(forged(drop)).as_json(translations("de").gettext)["problems"]
+    assert problems[1]["message"] == ("Ereignis 84 trägt die Version 85: ein Ereignis wurde "
+                                      "entfernt, eingefügt oder umgestellt")
+    refusal = problems[2]["message"]
+    assert refusal.endswith(" (VQ-1)") and "Dee" in refusal and "Cy" in refusal
+    assert refusal != FORGERIES[drop][2][2]
+
+
+def post_verify(client, doc: dict, lang: str | None = None, header: str | None = None) -> dict:
+    headers = {"Accept-Language": header} if header else {}
+    url = "/replays/verify" + (f"?lang={lang}" if lang else "")
+    answer = client.post(url, json=doc, headers=headers)
+    assert answer.status_code == 200, answer.get_json()
+    return answer.get_json()
+
+
+@forgeries
+def test_the_verify_endpoint_answers_in_the_readers_language(client, forge) -> None:
+    doc = forged(forge)
+    english = post_verify(client, doc)
+    # Check a client that names no language reads the English, word for word.
+    assert triples(english["problems"]) == FORGERIES[forge]
+    german = post_verify(client, doc, lang="de")
+    french = post_verify(client, doc, header="fr-CH, fr;q=0.9, en;q=0.5")
+    for said in (german, french):
+        assert said.keys() == english.keys()
+        assert {k: v for k, v in said.items() if k != "problems"} == {
+            k: v for k, v in english.items() if k != "problems"}
+        assert [(p.keys(), p["version"], p["code"]) for p in said["problems"]] == [
+            (p.keys(), p["version"], p["code"]) for p in english["problems"]]
+    messages = zip(english["problems"], german["problems"], french["problems"], strict=True)
+    for en, de, fr in messages:
+        assert len({en["message"], de["message"], fr["message"]}) == 3
+    assert german["problems"][0]["message"] == ("die Signatur passt nicht zum Dokument: nach "
+                                                "dem Export wurde etwas geändert")
+
+
+def test_an_import_is_refused_in_the_readers_language(client) -> None:
+    doc = forged(drop)
+    listed = client.get("/games").get_json()["games"]
+    refusals = {lang: client.post("/games/import" + (f"?lang={lang}" if lang else ""), json=doc)
+                for lang in (None, "de", "it")}
+    assert {r.status_code for r in refusals.values()} == {422}
+    errors = {lang: r.get_json()["error"] for lang, r in refusals.items()}
+    assert {e["code"] for e in errors.values()} == {"invalid_replay"}
+    assert {tuple(e) for e in errors.values()} == {tuple(errors[None])}
+    assert errors[None]["message"] == "document: " + SIGNATURE_INVALID[2]
+    assert errors["de"]["message"] == ("Dokument: die Signatur passt nicht zum Dokument: nach "
+                                       "dem Export wurde etwas geändert")
+    assert errors["it"]["message"].startswith("documento: la firma non corrisponde")
+    assert client.get("/games").get_json()["games"] == listed  # nothing imported
+
+
+def test_the_report_lists_the_problems_in_its_language() -> None:
+    doc = forged(drop)
+    verdict = offline(doc)
+    english, german = render(doc, verdict, 1), render(doc, verdict, 1, Words("de"))
+    assert ("<code>chain_broken</code> version 84: event 84 carries version 85: an event was "
+            "dropped, inserted or reordered</li>") in english
+    assert ("<code>chain_broken</code> Version 84: Ereignis 84 trägt die Version 85: ein "
+            "Ereignis wurde entfernt, eingefügt oder umgestellt</li>") in german
+    assert "<code>signature_invalid</code> Dokument: die Signatur passt nicht" in german
