@@ -9,6 +9,7 @@ import resource
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 from api.serving_config import OWNED
 from service.health import StoreNotWritable, check_folder, check_writable
@@ -106,7 +107,10 @@ def metrics_folder() -> str:
             if name.endswith(".db"):
                 os.remove(os.path.join(folder, name))
     else:
-        folder = tempfile.mkdtemp(prefix="gruft-metrics-")
+        remove_dead_folders(tempfile.gettempdir())
+        # Named by this process, gunicorn's master once exec'd: whose folder it was is known
+        # when a server killed outright (SIGKILL) leaves it behind.
+        folder = tempfile.mkdtemp(prefix=f"gruft-metrics-{os.getpid()}-")
         os.environ[OWNED] = folder
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     return folder
@@ -128,6 +132,21 @@ def loopback_warning(host: str, port: int) -> str:
             "cannot open its pages or invitation links. To play with other devices on your "
             f"network: gruft serve --host 0.0.0.0 --port {port}, with "
             f"GRUFT_PUBLIC_URL=http://<this machine's address on the network>:{port}")
+
+
+def remove_dead_folders(parent: str) -> None:
+    """Remove the metrics folders of servers no longer running (killed before their exit hook
+    could remove them); a folder whose server runs, or whose name says no server, stays."""
+    for path in Path(parent).glob("gruft-metrics-*-*"):
+        pid = path.name.split("-")[2]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:  # another user's live process
+            continue
 
 
 def ready_to_write(environ) -> None:

@@ -131,8 +131,13 @@ def test_metrics_are_summed_over_two_workers(sqlite_env, tmp_path):
 
 def test_serve_makes_a_metrics_folder_of_its_own_and_removes_it(sqlite_env, tmp_path):
     env = {**sqlite_env, "TMPDIR": str(tmp_path)}
+    dead = tmp_path / f"gruft-metrics-{2**22 + 1}-left"  # above any pid: a server long gone
+    dead.mkdir()
+    (dead / "counter_1.db").write_bytes(b"")
     with served_gruft(env, tmp_path / "serve.log", workers=2) as port:
         assert scrape(port)[("gruft_store_up", ())] == 1
+        # Check the folder a killed server left is gone, and this one's is there
+        assert not dead.exists()
         made = list(tmp_path.glob("gruft-metrics-*"))
         assert len(made) == 1 and list(made[0].glob("*.db"))
     assert not list(tmp_path.glob("gruft-metrics-*"))
