@@ -31,8 +31,9 @@ def english_plural(singular: str, plural: str, n: int) -> str:
 class Term(str):
     """A word of the game (a colour, a location) filled into a message: translated with it.
 
-    Player names and card codes are filled in as they are; a Term is looked up in the catalog
-    like the message around it (its English must be marked with `N_` where it is defined).
+    Player names are filled in as they are (cards the narrators say in words themselves); a Term
+    is looked up in the catalog like the message around it (its English must be marked with `N_`
+    where it is defined).
     """
 
 

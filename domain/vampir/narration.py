@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core.narration import Narrator, tally
-from domain.vampir.cards import JOKER, heads_of
+from domain.vampir.cards import COLOURS, JOKER, heads_of
 
 # The locations keep the names their cards print in every language (see domain.vampir.cards).
 
@@ -21,8 +21,19 @@ class VampirNarrator(Narrator):
         self.pile = 0
 
     def va_cards(self, cards: list[str]) -> str:
-        """Vampir card codes in words."""
-        return self.names([self._("a Somewhere joker") if c == JOKER else c for c in cards])
+        """Vampir card codes in words: 'a pub vampire with 2 heads and a Somewhere joker'."""
+        return self.names([self.va_card(c) for c in cards])
+
+    def va_card(self, card: str) -> str:
+        """One card in words; its location as the cards print it (a code not known: as it is)."""
+        if card == JOKER:
+            return self._("a Somewhere joker")
+        location, heads = card[:-1], card[-1:]
+        if location not in COLOURS or not heads.isdigit():
+            return card
+        return self.ngettext("a %(location)s vampire with %(n)s head",
+                             "a %(location)s vampire with %(n)s heads", int(heads),
+                             location=location)
 
     def heads(self, cards: list[str]) -> str:
         return self.ngettext("%(n)s head", "%(n)s heads", heads_of(cards))

@@ -20,6 +20,14 @@ class VoodooPrinceNarrator(Narrator):
         self.trick: list[dict[str, str]] = []
         self.tricks = {p: 0 for p in self.players}
 
+    def vp_card(self, card: str) -> str:
+        """A card in words, as the table's cards are titled: 'yellow 9', 'gelb 9' (a code the
+        rules do not know is said as it is)."""
+        colour = COLOUR_NAMES.get(card[:1])
+        if colour is None:
+            return card
+        return self._("%(colour)s %(value)s", colour=colour, value=card[1:])
+
     def setup_words(self) -> str:
         return self.ngettext("%(n)s round", "%(n)s rounds", self.options.get("rounds", 5))
 
@@ -51,23 +59,27 @@ class VoodooPrinceNarrator(Narrator):
     def on_CardPlayed(self, d: dict, following: dict | None) -> str:
         player, card = d["player"], d["card"]
         if not self.trick:
-            text = self._("%(player)s leads %(card)s", player=player, card=card)
+            text = self._("%(player)s leads %(card)s", player=player, card=self.vp_card(card))
         else:
             led = self.trick[0]["card"][0]
             if card[0] == led:
-                text = self._("%(player)s plays %(card)s", player=player, card=card)
+                text = self._("%(player)s plays %(card)s", player=player,
+                                  card=self.vp_card(card))
             elif card[0] == self.trump:
                 text = self._("%(player)s cannot follow %(colour)s and trumps with %(card)s "
-                              "(VP-5)", player=player, colour=COLOUR_NAMES[led], card=card)
+                              "(VP-5)", player=player, colour=COLOUR_NAMES[led],
+                              card=self.vp_card(card))
             else:
                 text = self._("%(player)s cannot follow %(colour)s and discards %(card)s "
-                              "(VP-5)", player=player, colour=COLOUR_NAMES[led], card=card)
+                              "(VP-5)", player=player, colour=COLOUR_NAMES[led],
+                              card=self.vp_card(card))
         won = following if following and following["type"] == "TrickWon" else None
         if won and won["data"].get("winner") == player and won["data"].get("card") == card:
             text += self._(" and wins the trick")
             voodoo = self.voodoo(card, [*self.trick, d])
             if voodoo:
-                text += self._("; the voodoo 0 beats the %(card)s (VP-7)", card=voodoo)
+                text += self._("; the voodoo 0 beats the %(card)s (VP-7)",
+                               card=self.vp_card(voodoo))
             if won["data"].get("count") == 2:
                 text += self._("; it counts twice (VP-8)")
         return text + "."
@@ -83,12 +95,12 @@ class VoodooPrinceNarrator(Narrator):
 
     def on_TrickWon(self, d: dict, _next: dict | None) -> str:
         winner, count = d["winner"], d["count"]
-        shown = ", ".join(f"{e['player']} {e['card']}" for e in d["trick"])
+        shown = ", ".join(f"{e['player']} {self.vp_card(e['card'])}" for e in d["trick"])
         text = self._("%(winner)s takes the trick (%(shown)s) with %(card)s", winner=winner,
-                      shown=shown, card=d["card"])
+                      shown=shown, card=self.vp_card(d["card"]))
         voodoo = self.voodoo(d["card"], d["trick"])
         if voodoo:
-            text += self._(": the voodoo 0 beats the %(card)s (VP-7)", card=voodoo)
+            text += self._(": the voodoo 0 beats the %(card)s (VP-7)", card=self.vp_card(voodoo))
         if count == 2:
             text += self._(": won by a 5 or a 7, it counts as two tricks (VP-8)")
         return text + self.ngettext("; %(winner)s now holds %(n)s trick.",

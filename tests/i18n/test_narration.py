@@ -93,3 +93,35 @@ def test_the_play_pages_log_in_the_readers_language(client) -> None:
     assert said == [(e["version"], e["type"]) for e in english["events"]]
     assert german["events"][0]["text"].startswith("Ann, Ben und Cy setzen sich zu Vampire Queen")
     assert "Durchgang 1 von" in german["events"][1]["text"]
+
+
+# A card is said in words, no code left (issue 25: "G" reads as Gelb, yellow, to a German).
+VP_CODE = re.compile(r"\b[RBGYP]\d{1,2}\b")
+VA_CODE = re.compile(r"\b(?:castle|graveyard|madhouse|docks|church|pub)[12]\b|\bW\b")
+CARDS = {"voodoo-prince": (VP_CODE, {"en": "blue", "de": "Blau", "fr": "Bleu", "it": "Blu",
+                                     "es": "Azul"}),
+         "vampir": (VA_CODE, {"en": "vampire with", "de": "-Vampir mit", "fr": "vampire",
+                              "it": "vampiro", "es": "vampiro"})}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("key", list(CARDS))
+def test_cards_are_said_in_words(key: str, lang: str) -> None:
+    code, word = CARDS[key]
+    document = json.loads((GOLDEN / f"{key}.json").read_text())
+    played = [e for e in document["events"] if e["type"] in ("CardPlayed", "Discarded")]
+    assert played and all(code.fullmatch(e["data"]["card"]) for e in played)  # the pattern fits
+    texts = [e["text"] for e in told(key, lang)]
+    assert not [t for t in texts if code.search(t)], [t for t in texts if code.search(t)][:3]
+    assert any(word[lang] in t for t in texts), texts[:5]
+
+
+def test_a_card_in_words() -> None:
+    # Check the table's words for a card (its title there), in two languages.
+    english, german = told("voodoo-prince", "en"), told("voodoo-prince", "de")
+    first = next(i for i, e in enumerate(english) if e["type"] == "CardPlayed")
+    card = json.loads((GOLDEN / "voodoo-prince.json").read_text())["events"][first]["data"]
+    colour = {"R": ("red", "Rot"), "B": ("blue", "Blau"), "G": ("green", "Grün"),
+              "Y": ("yellow", "Gelb"), "P": ("purple", "Lila")}[card["card"][0]]
+    assert f" {colour[0]} {card['card'][1:]}" in english[first]["text"]
+    assert f" {colour[1]} {card['card'][1:]}" in german[first]["text"]

@@ -191,12 +191,13 @@ def test_voodoo_prince_words_cite_the_rulings():
             {"player": "Paul", "card": "G0"}]}),
     ])
     assert texts[0] == ("Round 1 of 2: Otto deals; the trump indicator drawn is red (VP-2).")
-    assert texts[1] == "Otto leads B3."
-    # Check the issue's own example, word for word
-    assert texts[3] == "Nina plays B5 and wins the trick; it counts twice (VP-8)."
+    assert texts[1] == "Otto leads blue 3."
+    # Check issue 7's example, word for word but for its card, said in words (issue 25)
+    assert texts[3] == "Nina plays blue 5 and wins the trick; it counts twice (VP-8)."
     assert "counts as two tricks (VP-8)" in texts[4] and "Nina now holds 2 tricks" in texts[4]
-    assert texts[6] == "Otto cannot follow green and discards Y2 (VP-5)."
-    assert texts[7] == ("Paul plays G0 and wins the trick; the voodoo 0 beats the G10 (VP-7).")
+    assert texts[6] == "Otto cannot follow green and discards yellow 2 (VP-5)."
+    assert texts[7] == ("Paul plays green 0 and wins the trick; the voodoo 0 beats the green 10 "
+                        "(VP-7).")
 
 
 def test_vampire_queen_words_follow_the_round():
