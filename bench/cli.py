@@ -12,6 +12,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                       "eventsourcing and Flask; or, with --crash, kill workers under load")
     p.add_argument("--quick", action="store_true", help="smaller sizes: done within 2 minutes")
     p.add_argument("--seed", type=int, default=1, help="seed of the games played (default 1)")
+    p.add_argument("--streams", action="store_true",
+                   help="the stream rounds alone (1,000 streams, or 200 with --quick) and their "
+                        "targets")
     p.add_argument("--crash", action="store_true",
                    help="the crash test instead: SIGKILL workers under load on SQLite and "
                         "PostgreSQL, then check every answered command is in the log and every "
