@@ -2,13 +2,15 @@
 
 A stream's messages are built by the service (service/delivery.py: `current`, `update_of`),
 through the same redaction as the event log and the same views as `/view`, so a stream never shows a
-viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py). Under
-gunicorn that thread writes the first message and then sleeps while the worker's one writer
-thread (api/stream_writer.py) writes the rest of every stream; elsewhere (the test client, a
-plain WSGI server) it waits on its game's watch (service/live.py) and writes them itself.
-The streams of a game that wake together share the game, its newest events and, per viewer,
-the message text. Browsers cannot set headers on an EventSource, so the stream takes `?token=` too; the
-request log writes only the path (api/request_log.py), never the query string.
+viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py). That
+thread writes the stream's catch-up — the events after `?after=` or Last-Event-ID, in pages of
+service.delivery.CATCH_UP_PAGE, then the view — and hands the stream to the worker's one writer
+thread (api/stream_writer.py), which decides every later message, keepalive, resync and cut-off
+of every stream, under gunicorn and under the test client alike; only how the bytes leave
+differs (the socket itself, or this thread's response). The streams of a game that wake together
+share the game, its newest events and, per viewer, the message text. Browsers cannot set
+headers on an EventSource, so the stream takes `?token=` too; the request log writes only the
+path (api/request_log.py), never the query string.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import signal
 import socket
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,17 +35,11 @@ from api.games import documented, games, viewer
 from api.holds import HOLDS as SLOTS
 from api.holds import STREAM, client_address, holds_max, per_address
 from api.settings import settings
-from api.stream_writer import (
-    KEEPALIVE,
-    REMATCH_LOOK_SECONDS,
-    RESYNC_SECONDS,
-    StreamWriter,
-    presence_message,
-    rematch_message,
-    usable,
-)
+from api.stream_writer import Outlet, QueueOutlet, StreamWriter, usable
 from domain.core import Game
 from service import Games
+from service.caches import STREAM_MESSAGES, BytesLRU
+from service.delivery import catch_up
 from service.live import Watch
 from service.readmodels.lifecycle import PerApplication
 from service.repository import parse_game_id
@@ -52,8 +47,6 @@ from service.repository import parse_game_id
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
 log = logging.getLogger("gruft.api")
 
-PRESENCE_LOOK_SECONDS = 1.0  # a stream written by its own thread looks at presence this often
-SHARED_MESSAGES = 4096  # messages a worker keeps for other streams of the same game and viewer
 STREAM_HEADERS = {
     "Cache-Control": "no-store",
     "X-Accel-Buffering": "no",  # a buffering proxy in front (nginx) passes each message on
@@ -100,18 +93,22 @@ def keepalive_seconds() -> float:
     return settings().stream_keepalive
 
 
-def message(version: int, events: list[dict[str, Any]], view: dict[str, Any],
+def message(version: int, events: list[dict[str, Any]], view: dict[str, Any] | None,
             legal_moves: list[dict[str, Any]] | None = None,
             receipt: dict[str, Any] | None = None) -> bytes:
     """One SSE message: the version as its id, the events and the view as one line of JSON
     (and, to a seat, that seat's `legal_moves`: a stream client needs one call per move; and
-    the receipt of that seat's last accepted move, docs/api.md "Receipts").
+    the receipt of that seat's last accepted move, docs/api.md "Receipts"). A page of a
+    catch-up has no view: its events, and the version of the last as its id.
 
     Encoded by orjson: a change is encoded once per viewer in every worker that streams its
-    game, and orjson takes a fraction of json's time on it (docs/performance.md). A number orjson cannot hold (a numeric seed wider than 64 bits, shown
+    game, and orjson takes a fraction of json's time on it (docs/performance.md). A number
+    orjson cannot hold (a numeric seed wider than 64 bits, shown
     once the game is over) falls back to json. Neither writes a raw line break inside the JSON.
     """
-    body: dict[str, Any] = {"events": events, "view": view}
+    body: dict[str, Any] = {"events": events}
+    if view is not None:
+        body["view"] = view
     if legal_moves is not None:
         body["legal_moves"] = legal_moves
     if receipt is not None:
@@ -126,48 +123,45 @@ def message(version: int, events: list[dict[str, Any]], view: dict[str, Any],
 class SharedMessages:
     """Messages already written by this worker, for other streams that need the very same.
 
-    A message depends only on the game, its version, the resume point and who is watching
+    A message depends only on the game, its version, the events it carries and who is watching
     (the token's seat or host, the seat a host names): every spectator of a game, or a player
-    on two devices, gets one text built once. Bounded; safe across threads.
+    on two devices, gets one text built once. Bounded by bytes (service.caches.STREAM_MESSAGES);
+    safe across threads.
     """
 
-    def __init__(self, size: int = SHARED_MESSAGES) -> None:
-        self._size = size
-        self._texts: OrderedDict[tuple, bytes] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self) -> None:
+        self._texts: BytesLRU[tuple, bytes] = BytesLRU(STREAM_MESSAGES, len)
 
     def get(self, store: Games, game: Game, args: dict[str, Any], after: int | None,
-            parts: dict[Any, Any] | None = None) -> bytes:
-        """The message; `parts` as Delivery.update_of takes them (for one version of `game`)."""
+            upto: int | None = None, parts: dict[Any, Any] | None = None) -> bytes:
+        """The message of the events after `after` up to `upto` (the game's version unless a
+        catch-up page); `parts` as Delivery.update_of takes them (for one version of `game`)."""
         viewer = args["viewer"]
+        upto = game.version if upto is None else upto
         # Who is present and the clocks change without a new version: part of the key (the
         # clocks to the second), so no message shows an older table than it says.
-        key = (game.id, game.version, after, viewer.host, viewer.player, args["player"],
+        key = (game.id, game.version, after, upto, viewer.host, viewer.player, args["player"],
                tuple(store.presence.present(game.id, game.players)),
                int(time.monotonic()) if game.clock is not None else None,
                store.reads.rematch_of(game.id) if game.finished else None)
-        with self._lock:
-            text = self._texts.get(key)
-            if text is not None:
-                self._texts.move_to_end(key)
-                return text
-        events, view = store.delivery.update_of(game, viewer, after, args["player"], parts)
-        seat = view.get("you")
+        try:
+            return self._texts.get(key)
+        except KeyError:
+            pass
+        events, view = store.delivery.update_of(game, viewer, after, args["player"], parts, upto)
+        seat = view.get("you") if view is not None else None
         receipts = store.receipts if seat is not None else None
-        text = message(game.version, events, view,
-                       game.legal_moves(seat) if seat is not None else None,
+        text = message(upto, events, view, game.legal_moves(seat) if seat is not None else None,
                        receipts.of_seat(game, seat) if receipts is not None else None)
-        with self._lock:
-            self._texts[key] = text
-            while len(self._texts) > self._size:
-                self._texts.popitem(last=False)
+        self._texts.put(key, text)
         return text
 
 
 # One of each per worker's Application, made on first use.
 shared_messages: PerApplication[SharedMessages] = PerApplication(lambda store: SharedMessages())
 stream_writer: PerApplication[StreamWriter] = PerApplication(
-    lambda store: StreamWriter(store, shared_messages(store)))
+    lambda store: StreamWriter(store, shared_messages(store), resync=settings().stream_resync,
+                               max_pending=settings().stream_max_pending))
 
 
 def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
@@ -181,17 +175,21 @@ def streams_max() -> int | None:
 
 
 class EventStream:
-    """The body of a stream response; closing it (the client left) ends the watch at once."""
+    """The body of a stream response: its catch-up, then what the worker's writer sends on;
+    closing it (the client left) ends the watch at once."""
 
-    def __init__(self, store: Games, watch: Watch, first: tuple[Game, bytes],
-                 args: dict[str, Any], keepalive: float, path: str,
-                 sock: socket.socket | None = None, address: str = "",
-                 leave: Any = None) -> None:
-        self._watch = watch
+    def __init__(self, store: Games, watch: Watch, game: Game, first: bytes,
+                 pages: list[tuple[int | None, int]], args: dict[str, Any], keepalive: float,
+                 path: str, sock: socket.socket | None = None, address: str = "",
+                 leave: Any = None, present: tuple[str, ...] = ()) -> None:
+        self._store, self._watch = store, watch
         self._leave = leave  # presence: this stream's seat leaves the table when it ends
+        self._present = present  # who was present before the first message was built
+        self._writer = stream_writer(store)  # made here, in the request (it reads settings)
         self._held = address  # one of SLOTS, given back once
-        self._sock = sock  # the client's socket, when the worker's writer may take it over
-        self._messages = self._run(store, first, args, keepalive, path)
+        self._sock = sock  # the client's socket, when the writer may send on it itself
+        self._outlet: Outlet | None = None
+        self._messages = self._run(game, first, pages, args, keepalive, path)
 
     def __iter__(self) -> Iterator[bytes]:
         return self._messages
@@ -201,75 +199,39 @@ class EventStream:
         self._end()
 
     def _end(self) -> None:
-        self._watch.close()
+        outlet, self._outlet = self._outlet, None
+        if outlet is not None and not outlet.done.is_set():
+            self._writer.remove(outlet)
         leave, self._leave = self._leave, None
         if leave is not None:
             leave()
+        self._watch.close()
         if self._held is not None:
             SLOTS.give(STREAM, self._held)
             self._held = None
 
-    def _run(self, store: Games, first: tuple[Game, bytes], args: dict[str, Any],
-             keepalive: float, path: str) -> Iterator[bytes]:
-        game, text = first
-        shared = shared_messages(store)
-        present = tuple(store.presence.present(game.id, game.players))
+    def _run(self, game: Game, first: bytes, pages: list[tuple[int | None, int]],
+             args: dict[str, Any], keepalive: float, path: str) -> Iterator[bytes]:
+        store = self._store
         try:
-            yield text
-            if self._sock is not None and (not game.finished or args.get("rematch")):
-                # gunicorn wrote the first message; the worker's writer writes the rest, and
-                # this thread sleeps until the stream ends (api/stream_writer.py).
-                outlet = stream_writer(store).add(self._sock, self._watch, args, game.version,
-                                                  keepalive, path, present, game.finished)
-                outlet.done.wait()
+            yield first
+            for after, upto in pages:  # the rest of the catch-up: one page's text at a time
+                yield shared_messages(store).get(store, game, args, after, upto)
+            if game.finished and not args.get("rematch"):  # the game's last message ends it
                 return
-            version, synced = game.version, time.monotonic()
-            wrote = synced
-            while not game.finished:  # the message that finishes or aborts the game is the last
-                woken = self._watch.wait(version, min(keepalive, PRESENCE_LOOK_SECONDS))
-                if self._watch.stopping:
-                    return  # the worker stops: the client reconnects to another (Last-Event-ID)
-                now_present = tuple(store.presence.present(game.id, game.players))
-                if now_present != present:
-                    present, wrote = now_present, time.monotonic()
-                    yield presence_message(list(present))
-                if not woken:
-                    if time.monotonic() - wrote < keepalive:
-                        continue
-                    # Writing is also how a stream learns that its client has gone.
-                    wrote = time.monotonic()
-                    yield KEEPALIVE
-                    if time.monotonic() - synced < RESYNC_SECONDS:
-                        continue
-                # The game at the version announced, read once for all the streams of this
-                # worker (Delivery.current), and the message built once per viewer.
-                game = store.delivery.current(args["game_id"], self._watch.latest)
-                synced = time.monotonic()
-                if game.version > version:
-                    wrote = time.monotonic()
-                    yield shared.get(store, game, args, version)
-                    version = game.version
-            if args.get("rematch"):  # the game is over: its last message names the rematch
-                yield from self._await_rematch(store, game.id, keepalive)
+            # (?rematch=true: the writer keeps it open past the end and names the rematch)
+            self._outlet = outlet = self._writer.add(self._watch, args, game.version, keepalive,
+                                                     path, self._sock, self._present,
+                                                     game.finished)
+            if isinstance(outlet, QueueOutlet):
+                yield from outlet.messages()
+            else:  # the writer sends on the socket itself; gunicorn ends the response after
+                outlet.done.wait()
         except Exception:  # the store failed mid-stream: end it; the client reconnects
             # The path only: a query string may carry a token.
             log.exception("stream %s ended by an error", path)
         finally:
             self._end()
-
-
-    def _await_rematch(self, store: Games, game_id: Any, keepalive: float) -> Iterator[bytes]:
-        """Keep the stream open until the game's rematch is made, then name it (?rematch=)."""
-        wrote = time.monotonic()
-        while not self._watch.stopping:
-            rematch = store.reads.rematch_of(game_id)
-            if rematch is not None:
-                yield rematch_message(rematch)
-                return
-            self._watch.wait(1 << 62, REMATCH_LOOK_SECONDS)  # nothing wakes it: a pause
-            if time.monotonic() - wrote >= keepalive:
-                wrote = time.monotonic()
-                yield KEEPALIVE
 
 
 @blp.route("/games/<game_id>/stream")
@@ -294,14 +256,19 @@ class Stream(MethodView):
         leave = store.presence.open(args["game_id"], who.player)
         try:  # registered first, then read: a change stored after this read reaches the stream
             game = store.delivery.current(args["game_id"])
-            first = (game, shared_messages(store).get(store, game, args, after))
+            # Read before the first message is built: should it change meanwhile, the writer
+            # finds it changed and tells the client.
+            present = tuple(store.presence.present(game.id, game.players))
+            pages = catch_up(after, game.version)
+            first = shared_messages(store).get(store, game, args, *pages[0])
         except BaseException:
             watch.close()
             leave()
             SLOTS.give(STREAM, address)
             raise
-        body = EventStream(store, watch, first, args, keepalive_seconds(), request.path,
-                           stream_writer_socket(request.environ), address, leave)
+        body = EventStream(store, watch, game, first, pages[1:], args, keepalive_seconds(),
+                           request.path, stream_writer_socket(request.environ), address, leave,
+                           present)
         return Response(body, status=200, mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 

@@ -1,15 +1,21 @@
-"""One writer thread per worker for the live streams of a served worker.
+"""One writer thread per worker writes every live stream after its catch-up.
 
-A stream's own thread (api/live.py) writes the stream's first message through gunicorn, then
-hands its socket to this writer and sleeps until the stream ends: every later message of every
-stream of the worker is written here, HTTP/1.1 chunk frames sent on the socket, so a command
-wakes one thread per worker instead of one per stream (measured: the wake, the GIL hand-offs and
-the write through werkzeug and gunicorn were most of a message's cost, docs/performance.md).
-Each message is built once per game, version and viewer (api.live.SharedMessages).
+A stream's own thread (api/live.py) writes the stream's first messages — the catch-up, in
+pages — then hands the stream to this writer as an outlet, and the writer decides everything
+after: each new version's message (built once per game, version and viewer:
+api.live.SharedMessages), the keepalive, the resync, the end with the game or with the worker,
+and the cut-off of a client that falls behind. A command so wakes one thread per worker instead
+of one per stream (measured: the wake, the GIL hand-offs and the write through werkzeug and
+gunicorn were most of a message's cost, docs/performance.md).
 
-Sends never block (MSG_DONTWAIT): what a socket does not take waits in its stream's buffer and
-goes out when the socket is writable, so a slow client never stalls the others; a client that
-falls behind by more than MAX_PENDING bytes is cut off (it reconnects with Last-Event-ID).
+The outlet is how the bytes leave, and the only part that differs between servers:
+- `SocketOutlet` (gunicorn, HTTP/1.1): the writer sends chunk frames on the client's socket
+  itself, never blocking (MSG_DONTWAIT); what the socket does not take waits in the outlet and
+  goes out when the socket is writable, so a slow client never stalls the others;
+- `QueueOutlet` (the Flask test client, any other WSGI server): the stream's thread takes what
+  the writer queued and yields it to its server, blocking as that server does.
+Either way a client more than `max_pending` bytes behind is cut off (it reconnects with
+Last-Event-ID), and the same code decides what is sent and when.
 """
 
 from __future__ import annotations
@@ -20,17 +26,22 @@ import selectors
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
 import orjson
 
 from service import Games
+from service.delivery import catch_up
 from service.live import Watch
 
 log = logging.getLogger("gruft.api")
 
 MAX_PENDING = 1 << 20  # bytes a stream may fall behind before its client is cut off
+# What the kernel may hold for a stream's client beside that: without a bound, Linux grows a
+# socket's send buffer to 4 MiB, and a client that stopped reading would go unnoticed that long.
+SEND_BUFFER = 64 << 10
 # The comment keeps proxies from closing an idle stream; the `ping` event, which a browser's
 # EventSource does see, lets a page notice a stream that died silently (api/static/liveness.js).
 KEEPALIVE = b": keepalive\nevent: ping\ndata: {}\n\n"
@@ -50,19 +61,19 @@ def presence_message(present: list[str]) -> bytes:
     return b"event: presence\ndata: %b\n\n" % orjson.dumps({"present": present})
 
 
-TICK_SECONDS = 0.5  # how often keepalives, resyncs and a stopping worker are looked at
-# An idle stream (here or in api.live) also reads the store this often, whatever it was told: a
-# lost announcement could only ever delay a message (the live feed loses none that we know of).
+TICK_SECONDS = 0.5  # how often keepalives, resyncs and a stopping worker are looked at (at most)
+# An idle stream also reads the store this often, whatever it was told: a lost announcement
+# could only ever delay a message (the live feed loses none that we know of).
 RESYNC_SECONDS = 60.0
 
 
 class Outlet:
-    """A stream handed to the writer: its socket, who watches, the version it has, and the
-    bytes its socket has not taken yet. `done` is set once the writer is finished with it."""
+    """A stream handed to the writer: who watches, the version it has, the bytes its client has
+    not taken yet. `done` is set once the writer is finished with it."""
 
-    def __init__(self, sock: socket.socket, game_id: UUID, args: dict[str, Any], version: int,
-                 keepalive: float, path: str, present: tuple[str, ...] = ()) -> None:
-        self.sock, self.game_id, self.args, self.version = sock, game_id, args, version
+    def __init__(self, game_id: UUID, args: dict[str, Any], version: int, keepalive: float,
+                 path: str, present: tuple[str, ...] = ()) -> None:
+        self.game_id, self.args, self.version = game_id, args, version
         self.present = present  # the present seats its client last heard of
         self.keepalive, self.path = keepalive, path
         self.pending = bytearray()
@@ -71,11 +82,97 @@ class Outlet:
         self.awaiting_rematch = False  # the game is over: waits for its rematch (?rematch=true)
         self.gone = False  # the client went away (or fell too far behind)
         self.done = threading.Event()
+        self.selected = False  # registered with the writer's selector until its bytes are out
+
+    def write(self, data: bytes) -> bool:
+        """Queue one message (or keepalive) and pass on what the client takes now; whether
+        bytes are left waiting (False: all taken). OSError: the client has gone."""
+        raise NotImplementedError
+
+    def flush(self) -> bool:
+        """Pass on what waits, as far as the client takes it; whether bytes are left."""
+        raise NotImplementedError
+
+    def finished(self) -> None:
+        """The writer is done with this outlet (`gone`: cut off, no orderly end)."""
+        self.done.set()
+
+
+class SocketOutlet(Outlet):
+    """An outlet on the client's socket: HTTP/1.1 chunk frames, sent without blocking."""
+
+    def __init__(self, sock: socket.socket, send_buffer: int, *args: Any) -> None:
+        super().__init__(*args)
+        self.sock = sock
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+
+    def write(self, data: bytes) -> bool:
+        frame = b"%X\r\n%b\r\n" % (len(data), data)
+        if self.pending:
+            self.pending += frame
+            return True
+        try:
+            sent = self.sock.send(frame, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            sent = 0
+        self.pending += frame[sent:]
+        return bool(self.pending)
+
+    def flush(self) -> bool:
+        try:
+            sent = self.sock.send(self.pending, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return True
+        del self.pending[:sent]
+        return bool(self.pending)
+
+    def finished(self) -> None:
+        if self.gone:
+            # No last chunk after a frame cut short: gunicorn finds the socket shut and closes it.
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+        super().finished()  # the stream's thread returns: gunicorn ends the response
+
+
+class QueueOutlet(Outlet):
+    """An outlet the stream's own thread empties (`messages`) into its server's response."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._ready = threading.Condition()
+
+    def write(self, data: bytes) -> bool:
+        with self._ready:
+            self.pending += data
+            self._ready.notify()
+        return False  # nothing for the writer to flush: the stream's thread takes it
+
+    def flush(self) -> bool:
+        return False
+
+    def finished(self) -> None:
+        with self._ready:
+            super().finished()
+            self._ready.notify()
+
+    def messages(self) -> Iterator[bytes]:
+        """What the writer queues, as it comes, until it is done (what a cut-off client had
+        not taken is dropped)."""
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: self.pending or self.done.is_set())
+                if self.gone:
+                    return
+                data, self.pending = bytes(self.pending), bytearray()
+                if not data:
+                    return
+            yield data
 
 
 def usable(environ: dict[str, Any]) -> socket.socket | None:
-    """The client's plain socket when the writer can take the stream over (gunicorn, HTTP/1.1
-    chunked GET); None otherwise (the stream's thread then writes every message itself)."""
+    """The client's plain socket when the writer can send on it itself (gunicorn, HTTP/1.1
+    chunked GET); None otherwise (a QueueOutlet then)."""
     sock = environ.get("gunicorn.socket")
     if (type(sock) is not socket.socket or environ.get("REQUEST_METHOD") != "GET"
             or environ.get("SERVER_PROTOCOL") != "HTTP/1.1"):
@@ -86,8 +183,11 @@ def usable(environ: dict[str, Any]) -> socket.socket | None:
 class StreamWriter:
     """The writer thread of one Application's streams."""
 
-    def __init__(self, store: Games, shared: Any) -> None:
+    def __init__(self, store: Games, shared: Any, resync: float = RESYNC_SECONDS,
+                 max_pending: int = MAX_PENDING, send_buffer: int = SEND_BUFFER) -> None:
         self._store, self._shared = store, shared
+        self._resync, self._max_pending, self._send_buffer = resync, max_pending, send_buffer
+        self._tick = min(TICK_SECONDS, resync)
         self._lock = threading.Lock()
         self._games: dict[UUID, list[Outlet]] = {}
         self._due: dict[UUID, int] = {}  # games announced and not yet written: their version
@@ -105,21 +205,30 @@ class StreamWriter:
 
     # -- from other threads -----------------------------------------------------------------
 
-    def add(self, sock: socket.socket, watch: Watch, args: dict[str, Any], version: int,
-            keepalive: float, path: str, present: tuple[str, ...] = (),
+    def add(self, watch: Watch, args: dict[str, Any], version: int, keepalive: float, path: str,
+            sock: socket.socket | None = None, present: tuple[str, ...] = (),
             finished: bool = False) -> Outlet:
-        """Take a stream over after its first message (of `version`, telling of `present`)
-        was written."""
-        outlet = Outlet(sock, watch.game_id, args, version, keepalive, path, present)
+        """Take a stream over once its messages up to `version` (telling of `present`) were
+        written: on `sock` (a SocketOutlet) or, without one, as a QueueOutlet its thread
+        empties."""
+        head = (watch.game_id, args, version, keepalive, path, present)
+        outlet = (SocketOutlet(sock, self._send_buffer, *head) if sock is not None
+                  else QueueOutlet(*head))
         outlet.awaiting_rematch = finished and bool(args.get("rematch"))
         with self._lock:
             self._games.setdefault(watch.game_id, []).append(outlet)
             self._presence_due.add(watch.game_id)  # it may have changed since that message
+            self._tick = max(0.01, min(self._tick, keepalive))
             # A change announced between the stream's first read and now reached its watch only.
             if watch.latest > version:
                 self._due[watch.game_id] = max(self._due.get(watch.game_id, 0), watch.latest)
         self._wake()
         return outlet
+
+    def remove(self, outlet: Outlet) -> None:
+        """The client left (its response was closed): forget the outlet at the next round."""
+        outlet.gone = True
+        self._wake()
 
     def _announced(self, game_id: UUID, version: int) -> None:
         with self._lock:
@@ -143,16 +252,11 @@ class StreamWriter:
 
     def _run(self) -> None:
         ticked = time.monotonic()
-        while True:
+        while not self._store.live.closed:
             try:
-                for key, _ in self._selector.select(TICK_SECONDS):
+                for key, _ in self._selector.select(self._tick):
                     if key.data is None:
-                        while True:
-                            try:
-                                if not self._wake_r.recv(4096):
-                                    break
-                            except BlockingIOError:
-                                break
+                        self._drain_wakes()
                     else:
                         self._flush(key.data)
                 with self._lock:
@@ -163,11 +267,21 @@ class StreamWriter:
                 for game_id in presence:
                     self._write_presence(game_id)
                 now = time.monotonic()
-                if now - ticked >= TICK_SECONDS:
+                if now - ticked >= self._tick:
                     ticked = now
-                    self._tick(now)
+                    self._look_over(now)
             except Exception:  # one bad stream must not end every stream of the worker
                 log.exception("stream writer: a round failed")
+        for outlet in self._outlets():  # the Application closed: its streams end
+            self._finish(outlet)
+
+    def _drain_wakes(self) -> None:
+        while True:
+            try:
+                if not self._wake_r.recv(4096):
+                    return
+            except BlockingIOError:
+                return
 
     def _outlets(self, game_id: UUID | None = None) -> list[Outlet]:
         with self._lock:
@@ -191,9 +305,13 @@ class StreamWriter:
         for outlet in outlets:
             outlet.synced = now
             if game.version > outlet.version:
-                text = self._shared.get(self._store, game, outlet.args, outlet.version, parts)
+                # Far behind (a resync after lost announcements): in pages, as a catch-up.
+                for after, upto in catch_up(outlet.version, game.version):
+                    if outlet.ending:
+                        break
+                    self._send(outlet, self._shared.get(self._store, game, outlet.args, after,
+                                                        upto, parts))
                 outlet.version = game.version
-                self._send(outlet, text)
             if game.finished and outlet.args.get("rematch"):
                 outlet.awaiting_rematch = True  # its last message will name the rematch
             elif game.finished:  # the message that finishes or aborts the game is the last
@@ -225,83 +343,82 @@ class StreamWriter:
                 self._send(outlet, rematch_message(rematch))
                 self._end(outlet)
 
-    def _tick(self, now: float) -> None:
+    def _look_over(self, now: float) -> None:
+        """Keepalives, resyncs, rematches, and the streams whose client left or whose worker
+        stops."""
         if now - self._rematch_looked >= REMATCH_LOOK_SECONDS:
             self._rematch_looked = now
             self._look_for_rematches(now)
         stopping = self._store.live.stopping
         resync: set[UUID] = set()
         for outlet in self._outlets():
-            if outlet.ending:
+            if outlet.gone:
+                self._finish(outlet)
+            elif outlet.ending:
                 continue
-            if stopping:  # the worker stops: clients reconnect to another (Last-Event-ID)
+            elif stopping:  # the worker stops: clients reconnect to another (Last-Event-ID)
                 self._end(outlet)
             elif now - outlet.last_write >= outlet.keepalive:
                 # Writing is also how a stream learns that its client has gone.
                 self._send(outlet, KEEPALIVE)
-                if now - outlet.synced >= RESYNC_SECONDS:
+                if now - outlet.synced >= self._resync:
                     resync.add(outlet.game_id)
         for game_id in resync:
             self._write_game(game_id, 0)  # 0: read the store, whatever was announced
 
     def _send(self, outlet: Outlet, data: bytes) -> None:
-        """Queue one chunk frame and send what the socket takes now."""
+        """Queue one message and pass on what the client takes now."""
         outlet.last_write = time.monotonic()
-        frame = b"%X\r\n%b\r\n" % (len(data), data)
-        if outlet.pending:
-            outlet.pending += frame
-            if len(outlet.pending) > MAX_PENDING:
-                log.warning("stream %s cut off: its client fell %d bytes behind", outlet.path,
-                            len(outlet.pending))
-                self._finish(outlet, gone=True)
-            return
         try:
-            sent = outlet.sock.send(frame, socket.MSG_DONTWAIT)
-        except BlockingIOError:
-            sent = 0
+            left = outlet.write(data)
         except OSError:
             self._finish(outlet, gone=True)
             return
-        if sent < len(frame):
-            outlet.pending += frame[sent:]
-            self._selector.register(outlet.sock, selectors.EVENT_WRITE, outlet)
+        if len(outlet.pending) > self._max_pending:
+            log.warning("stream %s cut off: its client fell %d bytes behind", outlet.path,
+                        len(outlet.pending))
+            self._finish(outlet, gone=True)
+        elif left and not outlet.selected:
+            self._select(outlet, True)
+
+    def _select(self, outlet: Outlet, selected: bool) -> None:
+        """Watch a socket outlet for room to write, or stop watching it."""
+        sock = outlet.sock  # type: ignore[attr-defined]  # only a SocketOutlet has bytes left
+        if selected:
+            self._selector.register(sock, selectors.EVENT_WRITE, outlet)
+        else:
+            self._selector.unregister(sock)
+        outlet.selected = selected
 
     def _flush(self, outlet: Outlet) -> None:
         try:
-            sent = outlet.sock.send(outlet.pending, socket.MSG_DONTWAIT)
-        except BlockingIOError:
-            return
+            left = outlet.flush()
         except OSError:
             self._finish(outlet, gone=True)
             return
-        del outlet.pending[:sent]
-        if not outlet.pending:
-            self._selector.unregister(outlet.sock)
+        if not left:
+            self._select(outlet, False)
             if outlet.ending:
                 self._finish(outlet)
 
     def _end(self, outlet: Outlet) -> None:
         """No more messages for this stream; it ends once its pending bytes are sent."""
         outlet.ending = True
-        if not outlet.pending:
+        if not outlet.pending or isinstance(outlet, QueueOutlet):
             self._finish(outlet)
 
     def _finish(self, outlet: Outlet, gone: bool = False) -> None:
         if outlet.done.is_set():
             return
         outlet.ending, outlet.gone = True, outlet.gone or gone
-        if outlet.pending:
-            self._selector.unregister(outlet.sock)
-            outlet.pending.clear()
+        if outlet.selected:
+            self._select(outlet, False)
         if outlet.gone:
-            # No last chunk after a frame cut short: gunicorn finds the socket shut and closes it.
-            with contextlib.suppress(OSError):
-                outlet.sock.shutdown(socket.SHUT_RDWR)
+            outlet.pending.clear()  # never sent: a cut-off client reconnects (Last-Event-ID)
         with self._lock:
             group = self._games.get(outlet.game_id)
             if group is not None and outlet in group:
                 group.remove(outlet)
                 if not group:
                     del self._games[outlet.game_id]
-        outlet.done.set()  # the stream's thread returns: gunicorn ends the response
-
+        outlet.finished()

@@ -17,13 +17,13 @@ from domain.core import HOST, SPECTATOR, BadCommand, Game, Viewer
 from domain.core.chain import HOST_BY, SEAT
 from domain.core.names import seated_form
 from domain.core.words import N_, Term
+from service.caches import BOT_SEATS, CREDENTIALS
 from service.errors import Forbidden, GameNotFound, Unauthorized
 from service.invitations import HOST_SEAT, Invitations
 from service.repository import parse_game_id
 from service.seats import BotSeats
 from service.tokens import Credentials
 
-CREDENTIALS_CACHE_SIZE = 10_000  # games whose token hashes a worker keeps in memory
 ALL_VERSIONS = 2**62  # a version past any: read the whole aggregate, around the games' cache
 
 
@@ -33,8 +33,8 @@ class Access:
     def __init__(self, repository: Repository) -> None:
         self._repository = repository
         # game id -> its tokens' hashes, the most recently used games kept
-        self._credentials: LRUCache[UUID, Credentials] = LRUCache(CREDENTIALS_CACHE_SIZE)
-        self._bot_seats: LRUCache[UUID, dict[str, str]] = LRUCache(CREDENTIALS_CACHE_SIZE)
+        self._credentials: LRUCache[UUID, Credentials] = LRUCache(CREDENTIALS.entries)
+        self._bot_seats: LRUCache[UUID, dict[str, str]] = LRUCache(BOT_SEATS.entries)
 
     def authenticate(self, game_id: str | UUID, token: str | None) -> Viewer:
         """Who a bearer token is for this game; no token is a spectator."""

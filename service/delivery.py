@@ -8,17 +8,61 @@ from the store once per worker, not once per stream.
 from __future__ import annotations
 
 from threading import Lock
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
-from eventsourcing.application import LRUCache
+import orjson
 
 from domain.core import Game, Viewer, event_record
+from service.caches import TAILS, BytesLRU
 from service.reads import Reads, redacted
 from service.repository import GameRepository, parse_game_id
 
-TAILS_CACHE_SIZE = 2_000  # games whose newest events a worker keeps for its streams
 TAIL_EVENTS = 64  # events kept per game: more than any one command stores
+# A domain event held in memory takes about this many times the bytes of its JSON, as the tails'
+# bound counts it (docs/performance.md, "What the caches cost").
+EVENT_BYTES_PER_JSON_BYTE = 5
+CATCH_UP_PAGE = 100  # events in one stream message at most (issue 23: catch-up sent in pages)
+
+
+def catch_up(after: int | None, version: int) -> list[tuple[int | None, int]]:
+    """The (after, upto) of each message that brings a stream from `after` to `version`.
+
+    Pages of at most CATCH_UP_PAGE events, the last one ending at `version`; the others end on a
+    multiple of the page, so streams catching up from different points share their pages.
+    Without `after` (nothing to resume) or nothing after it, one message: the view alone.
+    """
+    if after is None or after >= version:
+        return [(after, version)]
+    pages = []
+    while version - after > CATCH_UP_PAGE:
+        upto = (after // CATCH_UP_PAGE + 1) * CATCH_UP_PAGE
+        pages.append((after, upto))
+        after = upto
+    pages.append((after, version))
+    return pages
+
+
+class Tail(NamedTuple):
+    """A game's newest stored events: the version of the first, the events, what each costs."""
+
+    first: int
+    events: tuple[Any, ...]
+    costs: tuple[int, ...]
+
+
+def event_bytes(event: Any) -> int:
+    """About what a domain event holds in memory (TAILS is bounded by it)."""
+    try:
+        encoded = orjson.dumps(event.__dict__, default=str, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # a number too wide for orjson
+        encoded = repr(event.__dict__).encode()
+    return EVENT_BYTES_PER_JSON_BYTE * len(encoded)
+
+
+def tail_bytes(tail: Tail) -> int:
+    """What a game's tail holds, as TAILS is bounded."""
+    return sum(tail.costs)
 
 
 class Delivery:
@@ -30,7 +74,7 @@ class Delivery:
         self._reads = reads
         # game id -> (first version, its stored events onwards): the newest events of games
         # being streamed, read once per worker, not once per stream (see `update_of`)
-        self._tails: LRUCache[UUID, tuple[int, tuple[Any, ...]]] = LRUCache(TAILS_CACHE_SIZE)
+        self._tails: BytesLRU[UUID, Tail] = BytesLRU(TAILS, tail_bytes)
         self._refreshing = [Lock() for _ in range(64)]  # one refresh of a game at a time
         repository.read_events = self.remember  # another worker's events, read once
 
@@ -48,11 +92,13 @@ class Delivery:
             return self._cached_at(gid, at_least) or self._repository.game(gid)
 
     def update_of(self, game: Game, viewer: Viewer, after: int | None, player: str | None = None,
-                  parts: dict[Any, Any] | None = None
-                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                  parts: dict[Any, Any] | None = None, upto: int | None = None
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         """One message of a live stream for a game at hand (`current`): its events after `after`
-        (none when None) redacted as the log redacts them, from the game's tail when it has them
-        (`stored_between`), and the viewer's view after them.
+        up to `upto` (none when `after` is None) redacted as the log redacts them, from the
+        game's tail when it has them (`stored_between`), and the viewer's view after them —
+        unless the message is a page of a catch-up (`upto` before the game's version): a page
+        carries events only (None for the view).
 
         `parts`, kept by the caller across the viewers of one version of the game (the stream
         writer's round), holds what their messages share, built once: the view's public part and
@@ -61,13 +107,14 @@ class Delivery:
         """
         if parts is None:
             parts = {}
-        view = self._reads.view_of(game, viewer, player, parts)
+        upto = game.version if upto is None else min(upto, game.version)
+        view = self._reads.view_of(game, viewer, player, parts) if upto == game.version else None
         events: list[dict[str, Any]] = []
-        if after is not None and after < game.version:
-            records = parts.get(("records", after))
+        if after is not None and after < upto:
+            records = parts.get(("records", after, upto))
             if records is None:
-                stored = self.stored_between(game.id, after, game.version)
-                records = parts["records", after] = [event_record(e) for e in stored]
+                stored = self.stored_between(game.id, after, upto)
+                records = parts["records", after, upto] = [event_record(e) for e in stored]
             revealed = parts.get("revealed")
             if revealed is None:
                 revealed = parts["revealed"] = self._reads.seals.revealed(game)
@@ -89,13 +136,14 @@ class Delivery:
     def stored_between(self, game_id: UUID, after: int, upto: int) -> tuple[Any, ...]:
         """The stored events `after` < version <= `upto`, from the game's tail when it has them."""
         try:
-            first, events = self._tails.get(game_id)
+            first, events, _ = self._tails.get(game_id)
         except KeyError:
             first, events = 0, ()
         if events and first <= after + 1 and first + len(events) - 1 >= upto:
             return events[after + 1 - first:upto + 1 - first]
         stored = tuple(self._repository.event_store.get(game_id, gt=after, lte=upto))
-        self.remember(game_id, stored)
+        if not events or upto >= first + len(events) - 1:  # not a catch-up page of the past
+            self.remember(game_id, stored)
         return stored
 
     def remember(self, game_id: UUID, stored: Any) -> None:
@@ -105,15 +153,17 @@ class Delivery:
             return
         start = stored[0].originator_version
         try:
-            first, events = self._tails.get(game_id)
+            first, events, costs = self._tails.get(game_id)
         except KeyError:
-            first, events = start, ()
+            first, events, costs = start, (), ()
         if not first <= start <= first + len(events):
-            first, events = start, ()  # not adjacent: start the tail afresh
+            first, events, costs = start, (), ()  # not adjacent: start the tail afresh
         merged = events[:start - first] + stored
+        merged_costs = costs[:start - first] + tuple(event_bytes(e) for e in stored)
         if len(merged) > TAIL_EVENTS:
             first, merged = first + len(merged) - TAIL_EVENTS, merged[-TAIL_EVENTS:]
-        self._tails.put(game_id, (first, merged))
+            merged_costs = merged_costs[-TAIL_EVENTS:]
+        self._tails.put(game_id, Tail(first, merged, merged_costs))
 
     def forward_cached(self, stored: dict[UUID, list[Any]]) -> None:
         """Bring cached games up to date with events another worker or server stored, as the

@@ -114,6 +114,8 @@ from uuid import UUID
 
 from eventsourcing.application import Application, ProjectorFunction, Repository
 
+from service.caches import STATEMENTS
+
 # -- 2. the repository's reconstruction -------------------------------------------------------
 
 
@@ -181,7 +183,6 @@ def reconnect_promptly(factory: Any) -> None:
 
 # -- 4. the SQLite connection swap ---------------------------------------------------------
 
-STATEMENT_CACHE = 128  # Python's own default
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 DEFAULT_LOCK_TIMEOUT = 5  # eventsourcing's SQLITE3_DEFAULT_LOCK_TIMEOUT
 
@@ -207,7 +208,7 @@ def tune_pool(pool: Any, synchronous: str) -> None:
             library = connection._sqlite_conn
             connection._sqlite_conn = sqlite3.connect(
                 database=pool.db_name, uri=True, check_same_thread=False,
-                isolation_level=None, cached_statements=STATEMENT_CACHE,
+                isolation_level=None, cached_statements=STATEMENTS.entries,
                 timeout=pool.lock_timeout or DEFAULT_LOCK_TIMEOUT)
             connection._sqlite_conn.row_factory = library.row_factory
             library.close()

@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from uuid import UUID
 
+from service.caches import ANNOUNCED
 from service.follower import Follower
 
 log = logging.getLogger("gruft.live")
 
-KNOWN_GAMES = 4096  # games whose last announced version is remembered (to announce each once)
 GAME_TOPICS = "domain."  # the games' event topics; token hashes (service.tokens) wake nobody
 
 Listener = Callable[[UUID, int], None]
@@ -133,7 +133,7 @@ class Live:
                     continue  # already announced (saved here, then seen again in the log)
                 self._known[game_id] = version
                 self._known.move_to_end(game_id)
-                if len(self._known) > KNOWN_GAMES:
+                if len(self._known) > ANNOUNCED.entries:
                     self._known.popitem(last=False)
                 fresh.append((game_id, version))
                 slot = self._slots.get(game_id)
@@ -156,8 +156,14 @@ class Live:
                 slot.cond.notify_all()
 
     def close(self) -> None:
-        """Stop following the log (the Application closes its follower)."""
+        """Stop following the log (the Application closes its follower); every watch ends."""
         self._closed = True
+        self.stop_watches()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the Application closed: whoever delivers its changes stops."""
+        return self._closed
 
     # -- waiters ---------------------------------------------------------------------------
 

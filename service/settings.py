@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.caches import GAMES
+
 DEFAULT_DB = "./data/games.sqlite"
 DEFAULT_SNAPSHOT_INTERVAL = 100  # events between snapshots of a game
 POSTGRES_RECORDER = "service.postgres:GamesRecorder"
@@ -116,6 +118,8 @@ class Settings:
     stream_keepalive: float = _setting("GRUFT_STREAM_KEEPALIVE", "15", _seconds(0.01, 15))
     live_poll: float = _setting("GRUFT_LIVE_POLL", "0.01", _seconds(0.001, 60))
     stream_writer: bool = _setting("GRUFT_STREAM_WRITER", "1", _switch)
+    stream_resync: float = _setting("GRUFT_STREAM_RESYNC", "60", _seconds(0.1, 3600))
+    stream_max_pending: int = _setting("GRUFT_STREAM_MAX_PENDING", str(1 << 20), _whole(1024))
     gc_freeze: bool = _setting("GRUFT_GC_FREEZE", "1", _switch)
     gc_unfreeze: float = _setting("GRUFT_GC_UNFREEZE", "600", _seconds(1, 86400))
     bots: str = _setting("GRUFT_BOTS", "embedded", _one_of("embedded", "external"))
@@ -192,7 +196,7 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         # gruft's own recorder: a write is one statement, locked and committed by the server
         # without a round trip in between (service/postgres.py).
         env["APPLICATION_RECORDER_TOPIC"] = POSTGRES_RECORDER
-    env.setdefault("AGGREGATE_CACHE_MAXSIZE", "1000")
+    env.setdefault("AGGREGATE_CACHE_MAXSIZE", str(GAMES.entries))
     # eventsourcing builds its snapshot store only when this is set (or when the Application
     # class, not an instance, has snapshotting_intervals): without it no snapshot is ever taken.
     if int(env.setdefault("SNAPSHOT_INTERVAL", str(DEFAULT_SNAPSHOT_INTERVAL))) > 0:

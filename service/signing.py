@@ -27,6 +27,8 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from service.caches import KEY_IDS
+
 KEY_FILE = "signing-key.pem"
 RETIRED_DIR = "retired-keys"
 
@@ -125,7 +127,7 @@ def public_pem(key: Ed25519PublicKey) -> str:
                             serialization.PublicFormat.SubjectPublicKeyInfo).decode("ascii")
 
 
-@functools.lru_cache(maxsize=64)  # every export and verification asks again for the same key
+@functools.lru_cache(maxsize=KEY_IDS.entries)  # every export and verification asks again
 def key_id(public_key_pem: str) -> str:
     """A public key's fingerprint: SHA-256 hex of its DER encoding (ValueError if no key)."""
     try:

@@ -27,12 +27,12 @@ from eventsourcing.utils import Environment
 
 from domain.core import Game, event_data
 from service.app import Games
+from service.caches import MIRROR
 from service.internals import reconnect_promptly, tune_pool
 from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
 from service.settings import Settings, storage_env
 
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
-MIRROR_SIZE = 512  # games in progress whose state the projection keeps between events
 
 
 class GameViews(Projection[ReadModelView]):
@@ -113,7 +113,7 @@ class GameViews(Projection[ReadModelView]):
             self.loads += 1
         if not game.finished:  # a finished game has no more events
             self._mirror[game_id] = game
-            while len(self._mirror) > MIRROR_SIZE:
+            while len(self._mirror) > MIRROR.entries:
                 self._mirror.popitem(last=False)
         return game
 

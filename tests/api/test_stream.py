@@ -13,6 +13,7 @@ import pytest
 
 from api import create_app
 from domain import available_games
+from service import delivery
 from tests.api.sse import ClientStream, Message, events_of
 from tests.kit import SHORT_OPTIONS, seats
 
@@ -170,6 +171,52 @@ def test_resuming_misses_nothing_and_repeats_nothing(client):
             assert first.id == head
             assert first.data["events"] == [e for e in log if e["version"] > after]
             stream.close()
+
+
+def test_a_long_catch_up_comes_in_pages_shared_by_streams_resuming_anywhere(client, monkeypatch):
+    monkeypatch.setattr(delivery, "CATCH_UP_PAGE", 4)
+    created = new_game(client)
+    gid, rng = created["game_id"], random.Random(2)
+    for _ in range(12):
+        play_one(client, created, rng)
+    log = client.get(f"/games/{gid}/events?limit=1000").get_json()["events"]
+    head = log[-1]["version"]
+    assert head > 13
+    for after in (1, 2):
+        stream = ClientStream(client, f"/games/{gid}/stream?after={after}")
+        pages = stream.until_version(head)
+        stream.close()
+        # Check the pages carry the log after the resume point, each once, at most 4 events a
+        # page; each ends on a multiple of 4 (so every resume point shares them) but the last,
+        # and only the last, at the head, carries the view.
+        assert events_of(pages) == [e for e in log if e["version"] > after]
+        assert all(len(page.data["events"]) <= 4 for page in pages)
+        assert [page.id for page in pages] == [*range(4, head, 4), head]
+        assert [page.id for page in pages if "view" in page.data] == [head]
+        assert pages[-1].data["view"]["version"] == head
+        assert all(page.data["events"][-1]["version"] == page.id for page in pages)
+
+
+def test_a_stream_read_too_slowly_is_cut_off(sqlite_env, caplog):
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_STREAM_KEEPALIVE": 1,
+                      "GRUFT_STREAM_MAX_PENDING": 2000})
+    client = app.test_client()
+    try:
+        created = new_game(client, "vampire-queen")
+        gid, rng = created["game_id"], random.Random(3)
+        stream = ClientStream(client, f"/games/{gid}/stream")
+        first = stream.next()
+        assert stream.next() == "keepalive"  # the writer has the stream
+        # Nothing read meanwhile: the writer queues the messages until too many wait.
+        with caplog.at_level(logging.WARNING, logger="gruft.api"):
+            while "cut off" not in caplog.text:
+                assert play_one(client, created, rng)["status"] == "in_progress"
+            # Check the stream then ends, before the game does, without what was waiting.
+            messages = stream.until_end()
+        assert messages[-1].id == first.id
+        assert client.get(f"/games/{gid}").get_json()["status"] == "in_progress"
+    finally:
+        app.extensions["gruft"].close()
 
 
 def test_every_change_reaches_the_stream_and_it_ends_with_the_game(client):

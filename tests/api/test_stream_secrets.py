@@ -83,6 +83,21 @@ def check_same_as_log_and_view(client, game: dict, streams: dict[str, ClientStre
             path, headers=headers).get_json(), name
 
 
+def alike(one: list, other: list) -> bool:
+    """Whether two viewers' messages tell them the same: the same events, and the same view
+    (and legal moves) at every version both were sent one. Which versions a message was sent
+    at depends on when the worker's writer woke, not on the game."""
+    def events(messages: list) -> list:
+        return [e for _, data in messages for e in data["events"]]
+
+    def rest(messages: list) -> dict:
+        return {v: {k: x for k, x in data.items() if k != "events"} for v, data in messages}
+
+    both = rest(one).keys() & rest(other).keys()
+    return (events(one) == events(other) and one[-1][0] == other[-1][0]
+            and all(rest(one)[v] == rest(other)[v] for v in both))
+
+
 @pytest.mark.parametrize("key", [k for k in available_games() if k != "vampiring"])
 def test_hidden_cards_never_stream(client, key):
     twins = twin_games(client, key)
@@ -95,10 +110,10 @@ def test_hidden_cards_never_stream(client, key):
             check_same_as_log_and_view(client, game, s)
         # Check the viewer and a spectator cannot tell the twins apart on their streams ...
         for name in (VIEWER, "spectator"):
-            assert seen[0][name] == seen[1][name], f"{name} can tell the games apart"
+            assert alike(seen[0][name], seen[1][name]), f"{name} can tell the games apart"
     # ... while the streams of those who hold the swapped cards (and the host's) differ.
-    assert seen[0]["host"] != seen[1]["host"]
-    assert seen[0]["Ben"] != seen[1]["Ben"] or seen[0]["Cy"] != seen[1]["Cy"]
+    assert not alike(seen[0]["host"], seen[1]["host"])
+    assert not alike(seen[0]["Ben"], seen[1]["Ben"]) or not alike(seen[0]["Cy"], seen[1]["Cy"])
     assert len(seen[0]["spectator"]) >= 3, "too few messages compared"
 
 
@@ -117,5 +132,5 @@ def test_pending_moves_never_stream(client):
     for game, s in zip(twins, streams, strict=True):
         check_same_as_log_and_view(client, game, s)
     for name in (VIEWER, "Cy", "spectator"):
-        assert seen[0][name] == seen[1][name], f"{name} sees Ben's pending move"
-    assert seen[0]["Ben"] != seen[1]["Ben"] and seen[0]["host"] != seen[1]["host"]
+        assert alike(seen[0][name], seen[1][name]), f"{name} sees Ben's pending move"
+    assert not alike(seen[0]["Ben"], seen[1]["Ben"]) and not alike(seen[0]["host"], seen[1]["host"])

@@ -89,12 +89,12 @@ def handed(writer, games: Games, gid, keep: list, buffer: int | None = None,
     keep.append(watch)
     version = games.delivery.current(gid).version
     args = {"game_id": gid, "viewer": viewer, "player": None}
-    return client, writer.add(server, watch, args, version, 15.0, "/test"), server
+    return client, writer.add(watch, args, version, 15.0, "/test", server), server
 
 
-def test_a_slow_client_holds_up_nobody_and_is_cut_off_when_too_far_behind(store, monkeypatch):
-    monkeypatch.setattr(stream_writer, "MAX_PENDING", 16 * 1024)
-    writer = stream_writer.StreamWriter(store, SharedMessages())
+def test_a_slow_client_holds_up_nobody_and_is_cut_off_when_too_far_behind(store):
+    writer = stream_writer.StreamWriter(store, SharedMessages(), max_pending=16 * 1024,
+                                        send_buffer=4096)
     gid = new_game(store, "vampiring")
     keep: list = []
     fast, fast_outlet, _ = handed(writer, store, gid, keep)

@@ -1,0 +1,165 @@
+"""Every cache in the code is declared in service/caches.py, with its bound and the one way an
+entry goes (issue 21, item 4); the byte-bounded ones keep to their bound.
+
+A cache is found by how it is made: eventsourcing's LRUCache, an OrderedDict, our BytesLRU,
+functools' cache and lru_cache, a repository's `cache_maxsize`, sqlite3's `cached_statements`,
+a private mapping kept at module or class level or made in `__init__` (it outlives the call that
+fills it), and anything named a cache.
+Mappings that look like caches and are not (they hold what is open now, not copies of what is
+stored) are listed in NOT_CACHES, each with why.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from service.caches import CACHES, TAILS, BytesLRU, Cache
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("service", "api", "domain")
+MAKERS = {"LRUCache", "OrderedDict", "BytesLRU", "lru_cache", "cache"}
+KEYWORDS = {"cache_maxsize", "cached_statements"}
+NOT_CACHES = {
+    "service.readmodels.lifecycle:_MemoryLock._locks": "one lock per in-memory store's name",
+    "api.verifying:Gate._held": "the verifications under way now, per address",
+    "api.holds:Holds._by": "the streams and long polls open now, per address",
+    "api.stream_writer:StreamWriter._games": "the streams open now, per game",
+    "api.stream_writer:StreamWriter._due": "games announced and not yet written",
+    "service.live:Live._slots": "the games watched now (gone with their last watch)",
+    "service.follower:Follower._retry_at": "one per subscriber",
+    "service.presence:Presence._local": "this process's open streams' seats, per game",
+    "service.presence:Presence.open": "the same (a game's first open stream)",
+    "service.presence:Presence._told": "what listeners last heard, per game with a seat present",
+}
+
+
+def sites() -> set[str]:
+    """`module:Qualified.name` of every place that makes or keeps something cache-like."""
+    found: set[str] = set()
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path == ROOT / "service" / "caches.py":
+                continue  # BytesLRU's own entries
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            Finder(module, found).visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+class Finder(ast.NodeVisitor):
+    def __init__(self, module: str, found: set[str]) -> None:
+        self.module, self.found, self.scope = module, found, []
+
+    def site(self, name: str | None = None) -> None:
+        self.found.add(f"{self.module}:{'.'.join(self.scope + ([name] if name else []))}")
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.scope.append(node.name)
+        for item in node.body:  # class level: kept as long as the class is
+            if is_private_mapping(item):
+                self.site(target_name(item))
+        self.generic_visit(node)
+        self.scope.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if any(maker(d) in MAKERS for d in node.decorator_list):
+            self.site(node.name)
+        self.scope.append(node.name)
+        self.generic_visit(node)
+        self.scope.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # noqa: N815
+
+    def visit_Module(self, node: ast.Module) -> None:
+        for item in node.body:  # module level: kept as long as the process
+            if is_private_mapping(item):
+                self.site(target_name(item))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if any(k.arg in KEYWORDS for k in node.keywords):
+            self.site()
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
+        name = target_name(node)
+        value = node.value
+        if name and value is not None and self.scope and (
+                maker(value) in MAKERS - {"cache", "lru_cache"}
+                or ("cache" in name.lower() and is_mapping(value))
+                or (self.scope[-1] == "__init__" and name.startswith("_") and is_mapping(value))):
+            owner = self.scope[:-1] if self.scope[-1] == "__init__" else self.scope
+            self.found.add(f"{self.module}:{'.'.join(owner + [name])}"
+                           if self.scope[-1] == "__init__" else
+                           f"{self.module}:{'.'.join(owner)}")
+        if value is not None and is_setdefault_cache(value):
+            self.site()
+        self.generic_visit(node)
+
+    visit_AnnAssign = visit_Assign  # noqa: N815
+
+
+def maker(node: ast.AST) -> str | None:
+    """The name a call or decorator is made by (`functools.lru_cache(64)` -> lru_cache)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def is_mapping(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Dict) and not node.keys or maker(node) in {
+        "dict", "OrderedDict", "LRUCache", "BytesLRU", "Counter", "defaultdict"} and isinstance(
+        node, ast.Call) and not node.args
+
+
+def is_private_mapping(node: ast.AST) -> bool:
+    """`_name = {}` (or an empty dict-like made): state, where a public name is a constant."""
+    return (isinstance(node, ast.Assign | ast.AnnAssign) and is_mapping(node.value)
+            and (target_name(node) or "").startswith("_"))
+
+
+def is_setdefault_cache(node: ast.AST) -> bool:
+    """`self.__dict__.setdefault("_x_cache", {})`: a mapping kept on the object."""
+    return (isinstance(node, ast.Call) and maker(node) == "setdefault" and len(node.args) == 2
+            and is_mapping(node.args[1]))
+
+
+def target_name(node: ast.Assign | ast.AnnAssign) -> str | None:
+    target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def test_every_cache_is_declared_and_every_declared_cache_exists():
+    found = sites()
+    declared = {cache.where for cache in CACHES}
+    assert not found - declared - set(NOT_CACHES), "caches not declared in service/caches.py"
+    assert not declared - found, "declared in service/caches.py but not found in the code"
+    assert not set(NOT_CACHES) - found, "NOT_CACHES names what is no longer there"
+
+
+def test_each_cache_has_one_bound_and_says_how_an_entry_goes():
+    for cache in CACHES:
+        assert cache.invalidated and cache.holds, cache.where
+    with pytest.raises(ValueError, match="one bound"):
+        Cache(where="m:x", holds="x", invalidated="never", entries=1, bytes=1)
+
+
+def test_a_bytes_lru_keeps_to_its_bytes():
+    cache: BytesLRU[int, bytes] = BytesLRU(TAILS, len)
+    cache.bound = 1000
+    for key in range(50):
+        cache.put(key, b"x" * (key * 7 % 300))
+        assert cache.bytes <= 1000
+    assert cache.get(49) == b"x" * (49 * 7 % 300)  # the newest is kept
+    with pytest.raises(KeyError):
+        cache.get(0)
+    cache.put(99, b"x" * 1001)  # larger than the bound: not kept, the others stay
+    with pytest.raises(KeyError):
+        cache.get(99)
+    assert cache.bytes == sum(len(cache.get(k)) for k in range(50) if k in cache._entries)
