@@ -86,12 +86,14 @@ GRUFT = Path(sys.executable).with_name("gruft")  # the command as installed in t
 PATIENCE = 60.0  # seconds a test waits for a process (a server, the bots) before calling it stuck
 
 
-def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE) -> None:
-    """Poll `check` until it holds; fail naming `what` if it still does not after `timeout`."""
+def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE,
+               every: float = 0.02) -> None:
+    """Poll `check` every `every` seconds until it holds; fail naming `what` if it still does
+    not after `timeout`."""
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, f"gave up waiting: {what}"
-        time.sleep(0.02)
+        time.sleep(every)
 
 
 def call(port: int, method: str, path: str, body: Any = None, token: str | None = None,

@@ -150,8 +150,12 @@ def test_the_organiser_plays_a_seat_and_sees_only_its_secrets(browser, served):
         # (created over the API, this browser holds no links: the organiser makes them here)
         page.click("[data-reissue-all]")
         wait_until(page, lambda: page.is_visible("[data-host-link]"), what="the host's own link")
-        assert {a.get_attribute("data-invite") for a in page.query_selector_all("[data-invite]")} \
-            == {"Bob", "Cid"}  # no invitation for the organiser's own seat
+
+        def invited() -> set[str]:
+            return {a.get_attribute("data-invite") for a in page.query_selector_all("[data-invite]")}
+
+        # no invitation for the organiser's own seat
+        wait_until(page, lambda: invited() == {"Bob", "Cid"}, what="links for Bob and Cid only")
         # Check Bob's secret move stays secret on it, in the table and in the log's words
         status, _ = post(served, f"/games/{game['game_id']}/commands",
                          {"type": "move", "metamorphosis": "b", "direction": "cw"},
