@@ -87,7 +87,11 @@ class LogTable:
         return statement.format(table=self.table, meta=self.meta).replace("?", self.mark)
 
     def _create_tables(self) -> None:
-        with self.transaction(lock=False) as cur:
+        # On SQLite the write lock from the start (IMMEDIATE), waited for: a deferred transaction
+        # that reads, then writes after another worker's commit is refused at once ("database is
+        # locked"), and a worker that fails to boot stops gunicorn altogether. On PostgreSQL the
+        # lock is the meta row's, which may not exist yet.
+        with self.transaction(lock=self.kind != "postgres") as cur:
             cur.execute(self.sql(
                 "CREATE TABLE IF NOT EXISTS {table} (idx BIGINT PRIMARY KEY,"
                 " game_id TEXT NOT NULL UNIQUE, version BIGINT NOT NULL, hash TEXT NOT NULL,"
