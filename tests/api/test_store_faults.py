@@ -10,6 +10,7 @@ else, read-only only)."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -172,3 +173,23 @@ def test_a_server_that_loses_write_access_says_so_and_recovers(mounts, tmp_path)
                               {**moves["moves"][0], "expected_version": view["version"]},
                               token=tokens[player])
         assert status == 200, answer
+
+
+def test_a_worker_booting_while_the_store_is_away_waits_for_it(monkeypatch, capsys):
+    # A worker that failed to boot would stop gunicorn and every other worker with it: one
+    # booting during an outage (or beside a busy SQLite writer) tries again until it can.
+    from eventsourcing.persistence import OperationalError
+
+    from cli import wsgi
+
+    monkeypatch.setattr(wsgi, "BOOT_RETRY_SECONDS", 0)
+    failures = [OperationalError("connection refused"), sqlite3.OperationalError("database is locked")]
+
+    def build():
+        if failures:
+            raise failures.pop(0)
+        return "the app"
+
+    assert wsgi.build_waiting(build) == "the app"
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and "connection refused" in lines[0] and "locked" in lines[1]
