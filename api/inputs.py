@@ -18,6 +18,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from api.settings import settings
 from domain.core.chain import DuplicateKey, strict_loads
+from domain.core.words import N_, Phrase, Said
 from service.settings import Settings
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: commands and setups are a few hundred bytes
@@ -30,6 +31,7 @@ DOCUMENT_ENDPOINTS = frozenset({"replays.VerifyReplay", "replays.ImportReplay"})
 # Deeper than any request needs (a replay document nests 8 levels): nothing that walks a body
 # afterwards (schemas, canonical JSON, hashing) can recurse far.
 MAX_DEPTH = 32
+DEEPER = N_("the body nests deeper than %(levels)s levels")
 # A \uD800-\uDFFF or \u0000 escape: only such an escape can put a surrogate into parsed text,
 # since the body itself is decoded as strict UTF-8 (and a raw NUL is not valid JSON text).
 _SUSPECT_ESCAPE = re.compile(r"\\u(?:[dD][89abcdefABCDEF]|0000)")
@@ -44,12 +46,12 @@ COST_ALLOWANCE = 256 << 10  # small bodies: `{"a":1}` is dear per byte and cheap
 _END = object()
 
 
-class BodyError(ValueError):
+class BodyError(Said, ValueError):
     """JSON text the server does not accept (a ValueError, as get_json expects)."""
 
 
 def _no_constant(name: str) -> Any:
-    raise BodyError(f"{name} is not a JSON number")
+    raise BodyError(N_("%(name)s is not a JSON number"), name=name)
 
 
 def parsing_cost(data: bytes) -> int:
@@ -62,20 +64,20 @@ def parse(data: bytes | str) -> Any:
     """A JSON body as Python values, or BodyError / json.JSONDecodeError saying what is wrong."""
     raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
     if parsing_cost(raw) > MAX_COST_RATIO * len(raw) + COST_ALLOWANCE:
-        raise BodyError("the body holds more JSON values than its size allows (at most about "
-                        f"{MAX_COST_RATIO} times its size in memory once read)")
+        raise BodyError(N_("the body holds more JSON values than its size allows (at most about "
+                           "%(ratio)s times its size in memory once read)"), ratio=MAX_COST_RATIO)
     text = data.decode("utf-8") if isinstance(data, bytes) else data  # RFC 8259: UTF-8
     try:
         value = strict_loads(text, parse_constant=_no_constant)  # a key twice: 400
     except RecursionError:
-        raise BodyError(f"the body nests deeper than {MAX_DEPTH} levels") from None
+        raise BodyError(DEEPER, levels=MAX_DEPTH) from None
     except json.JSONDecodeError:
         raise
     except DuplicateKey:
         raise
     except ValueError as exc:  # int(): "Exceeds the limit (4300 digits) ..."
         if "digits" in str(exc):
-            raise BodyError("a number in the body has more than 4,300 digits") from None
+            raise BodyError(N_("a number in the body has more than 4,300 digits")) from None
         raise
     _check_tree(value, _SUSPECT_ESCAPE.search(text) is not None)
     return value
@@ -100,7 +102,7 @@ def _check_tree(value: Any, suspect: bool) -> None:
         else:
             continue
         if len(stack) > MAX_DEPTH:
-            raise BodyError(f"the body nests deeper than {MAX_DEPTH} levels")
+            raise BodyError(DEEPER, levels=MAX_DEPTH)
         if suspect:
             _check_texts(c for c in children if isinstance(c, str))
         stack.append(iter(children))
@@ -111,12 +113,12 @@ def _check_tree(value: Any, suspect: bool) -> None:
 def _check_texts(texts) -> None:
     for text in texts:
         if "\x00" in text:
-            raise BodyError("the body holds a NUL character (\\u0000)")
+            raise BodyError(N_("the body holds a NUL character (\\u0000)"))
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            raise BodyError("the body holds a lone surrogate (\\ud800-\\udfff): not a "
-                            "Unicode character") from None
+            raise BodyError(N_("the body holds a lone surrogate (\\ud800-\\udfff): not a "
+                               "Unicode character")) from None
 
 
 def request_bytes() -> bytes:
@@ -128,7 +130,7 @@ def request_bytes() -> bytes:
         # A chunked body: werkzeug stops reading at the bound without saying so.
         raise RequestEntityTooLarge()
     if not data:
-        raise BadRequest("the body must be JSON")
+        raise BadRequest(Phrase(N_("the body must be JSON")))
     return data
 
 
@@ -137,9 +139,11 @@ def parse_body(data: bytes) -> Any:
     try:
         return parse(data)
     except UnicodeDecodeError:
-        raise BadRequest("the body is not UTF-8") from None
-    except ValueError as exc:  # BodyError, json.JSONDecodeError
-        raise BadRequest(f"Invalid JSON body: {exc}") from None
+        raise BadRequest(Phrase(N_("the body is not UTF-8"))) from None
+    except ValueError as exc:  # BodyError, DuplicateKey (said in the reader's language), or
+        # json.JSONDecodeError (Python's own words, in English like a schema library's)
+        raise BadRequest(Phrase(N_("Invalid JSON body: %(problem)s"),
+                                problem=exc if isinstance(exc, Said) else str(exc))) from None
 
 
 def request_json() -> Any:

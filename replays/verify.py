@@ -64,7 +64,7 @@ def duplicate_verdict(exc: DuplicateKey) -> Verdict:
     """The verdict on a document with a duplicate key: invalid, nothing else checked."""
     verdict = Verdict()
     verdict.add(None, "duplicate_key", N_("%(duplicate)s: readers disagree on which one counts"),
-                duplicate=str(exc))
+                duplicate=exc)
     return verdict
 
 

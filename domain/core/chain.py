@@ -13,6 +13,8 @@ from datetime import datetime
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
+from domain.core.words import N_, Said
+
 # An event read in a newer shape than it was stored in (upcast: docs/format.md, "Event shapes")
 # keeps here what was stored, {"shape": n, "data": {...}}: its chain link covers that, and an
 # export or a re-import carries it unchanged.
@@ -136,7 +138,7 @@ def event_record(event: Any) -> dict:
     return record
 
 
-class DuplicateKey(ValueError):
+class DuplicateKey(Said, ValueError):
     """A JSON object names the same key twice: readers disagree on which one counts."""
 
 
@@ -145,7 +147,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(found) != len(pairs):
         seen: set[str] = set()
         twice = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise DuplicateKey(f"the key {twice[:60]!r} appears twice in one object")
+        raise DuplicateKey(N_("the key %(key)r appears twice in one object"), key=twice[:60])
     return found
 
 

@@ -151,3 +151,18 @@ def test_the_error_check_finds_unmarked_messages() -> None:
     assert unmarked_errors('raise BadCommand("a plain string")') == [1]
     assert unmarked_errors('raise Refusal("VQ-4", N_("%(p)s must lead"), p=p)') == []
     assert unmarked_errors("raise Refusal(rule, refusal, player=player)") == []
+
+
+def test_a_body_the_server_cannot_read_is_refused_in_the_readers_language(client):
+    # A key twice in one object (issue 22's strict reading): the same 400 and code in every
+    # language, the message in the reader's; the key itself as it was sent.
+    body = b'{"game": "vampir", "game": "vampiring", "players": ["A", "B", "C"]}'
+    answers = {lang: client.post(f"/games?lang={lang}", data=body,
+                                 content_type="application/json") for lang in ("en", "de", "fr")}
+    assert {a.status_code for a in answers.values()} == {400}
+    assert len({a.get_json()["error"]["code"] for a in answers.values()}) == 1
+    messages = {lang: a.get_json()["error"]["message"] for lang, a in answers.items()}
+    assert messages["en"] == ("Invalid JSON body: the key 'game' appears twice in one object")
+    assert messages["de"] == ("Ungültiger JSON-Inhalt: der Schlüssel 'game' kommt in einem "
+                              "Objekt zweimal vor")
+    assert messages["fr"].startswith("Corps JSON invalide : la clé 'game'")
