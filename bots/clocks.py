@@ -240,6 +240,7 @@ class EmbeddedClocks:
             args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
             daemon=True, name="gruft-clocks")
         EmbeddedClocks._all.add(self)
+        games.at_close(self.stop)
         self._thread.start()
 
     def nudge(self) -> None:
@@ -249,7 +250,8 @@ class EmbeddedClocks:
         """Stop and give back the lock."""
         self._stop.set()
         self.runner.nudge()
-        self._thread.join(timeout)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
 
 @atexit.register

@@ -274,6 +274,7 @@ class EmbeddedBots:
             args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
             daemon=True, name="gruft-bots")
         EmbeddedBots._all.add(self)
+        games.at_close(self.stop)
         self._thread.start()
 
     def nudge(self) -> None:
@@ -284,7 +285,8 @@ class EmbeddedBots:
         """Stop playing and give back the lock."""
         self._stop.set()
         self.runner.nudge()
-        self._thread.join(timeout)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
 
 @atexit.register

@@ -191,12 +191,14 @@ class EmbeddedRunner:
         self._thread = threading.Thread(target=self._supervise, daemon=True,
                                         name="gruft-projections")
         EmbeddedRunner._all.add(self)
+        games.at_close(self.stop)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the runner and give back the lock."""
         self._stop.set()
-        self._thread.join(timeout)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
     def nudge(self) -> None:
         """Make the runner look for new events now."""
