@@ -20,7 +20,6 @@ bots` (GRUFT_BOTS=external).
 
 from __future__ import annotations
 
-import atexit
 import logging
 import random
 import secrets
@@ -41,7 +40,7 @@ from service import Games
 from service.clocks import CLOCKED_TOPIC
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
-from service.readmodels.lifecycle import PerApplication, supervise
+from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
 
 log = logging.getLogger("gruft.clocks")
 
@@ -225,39 +224,20 @@ def clock_lock(env: Any) -> RunnerLock:
     return RunnerLock(views_env(dict(env)), LOCK_NAME)
 
 
-class EmbeddedClocks:
+class EmbeddedClocks(EmbeddedThread):
     """A daemon thread in an API worker that runs the clocks while it holds the lock."""
 
-    _all: weakref.WeakSet[EmbeddedClocks] = weakref.WeakSet()
-
     def __init__(self, games: Games) -> None:
-        self.lock_env = views_env(dict(games.storage))
+        self.lock = clock_lock(games.storage)
         self.runner = ClockRunner(weakref.ref(games))
-        self._stop = threading.Event()
-        weakref.finalize(games, self._stop.set)
-        self._thread = threading.Thread(
-            target=run_while_held,
-            args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
-            daemon=True, name="gruft-clocks")
-        EmbeddedClocks._all.add(self)
-        games.at_close(self.stop)
-        self._thread.start()
+        super().__init__(games, "gruft-clocks")
+
+    def _work(self) -> None:
+        run_while_held(self.runner, self.lock, self._stop)
 
     def nudge(self) -> None:
+        """Look at the clocks now."""
         self.runner.nudge()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop and give back the lock."""
-        self._stop.set()
-        self.runner.nudge()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-
-@atexit.register
-def _stop_embedded() -> None:
-    for embedded in list(EmbeddedClocks._all):
-        embedded.stop(timeout=2.0)
 
 
 _embedded = PerApplication(EmbeddedClocks)

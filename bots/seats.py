@@ -21,7 +21,6 @@ nothing, and the next one chooses again.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import random
 import secrets
@@ -42,7 +41,7 @@ from domain.core.chain import BOT
 from service import Games, metrics
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
-from service.readmodels.lifecycle import PerApplication, supervise
+from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
 from service.seats import ASSIGNED_TOPIC, HANDED_TOPICS
 from service.settings import Settings, storage_env
 
@@ -256,43 +255,21 @@ def play_while_held(runner: BotRunner, lock: RunnerLock, stop: threading.Event) 
 
 # -- the embedded runner ---------------------------------------------------------------------
 
-class EmbeddedBots:
+class EmbeddedBots(EmbeddedThread):
     """A daemon thread in an API worker that plays the bot seats while it holds the lock."""
 
-    _all: weakref.WeakSet[EmbeddedBots] = weakref.WeakSet()
-
     def __init__(self, games: Games) -> None:
-        env = dict(games.storage)
-        delay = games.settings.bot_delay
         # Where the lock lives; computed once, so an in-memory store's lock is its own.
-        self.lock_env = views_env(env)
-        self.runner = BotRunner(weakref.ref(games), delay=delay)
-        self._stop = threading.Event()
-        weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
-        self._thread = threading.Thread(
-            target=play_while_held,
-            args=(self.runner, RunnerLock(self.lock_env, LOCK_NAME), self._stop),
-            daemon=True, name="gruft-bots")
-        EmbeddedBots._all.add(self)
-        games.at_close(self.stop)
-        self._thread.start()
+        self.lock = RunnerLock(views_env(dict(games.storage)), LOCK_NAME)
+        self.runner = BotRunner(weakref.ref(games), delay=games.settings.bot_delay)
+        super().__init__(games, "gruft-bots")
+
+    def _work(self) -> None:
+        play_while_held(self.runner, self.lock, self._stop)
 
     def nudge(self) -> None:
         """Look at the log now (a bot game was just created here)."""
         self.runner.nudge()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop playing and give back the lock."""
-        self._stop.set()
-        self.runner.nudge()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-
-@atexit.register
-def _stop_embedded() -> None:
-    for embedded in list(EmbeddedBots._all):
-        embedded.stop(timeout=2.0)
 
 
 _embedded = PerApplication(EmbeddedBots)

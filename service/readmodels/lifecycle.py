@@ -174,31 +174,52 @@ def supervise(lock: RunnerLock, stop: threading.Event, run: Callable[[], bool],
         lock.release()
 
 
-# -- the embedded runner ---------------------------------------------------------------------
+# -- the embedded runners --------------------------------------------------------------------
 
-class EmbeddedRunner:
+class EmbeddedThread:
+    """A daemon thread of an API worker, tied to its Application: it ends when the Application
+    closes (before its store does) or is let go, and at exit. The embedded read-model, bot and
+    clock runners are each one; a subclass sets up what `_work` needs, then calls this."""
+
+    _all: weakref.WeakSet[EmbeddedThread] = weakref.WeakSet()
+
+    def __init__(self, games: Games, name: str) -> None:
+        self._stop = threading.Event()
+        weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
+        self._thread = threading.Thread(target=self._work, daemon=True, name=name)
+        EmbeddedThread._all.add(self)
+        games.at_close(self.stop)
+        self._thread.start()
+
+    def _work(self) -> None:
+        raise NotImplementedError
+
+    def nudge(self) -> None:
+        """Make the runner look at the log now."""
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the runner and give back its lock (the thread's own end does)."""
+        self._stop.set()
+        self.nudge()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+
+@atexit.register
+def _stop_embedded_threads() -> None:
+    for embedded in list(EmbeddedThread._all):
+        embedded.stop(timeout=2.0)
+
+
+class EmbeddedRunner(EmbeddedThread):
     """A daemon thread in an API worker that, while it holds the lock, keeps the views through
     a feed subscribed to the worker's own log follower."""
-
-    _all: weakref.WeakSet[EmbeddedRunner] = weakref.WeakSet()
 
     def __init__(self, games: Games, env: Mapping[str, str]) -> None:
         self.env = dict(env)
         self.runner: ReadModelRunner | None = None
-        self._stop = threading.Event()
         self._games = weakref.ref(games)
-        weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
-        self._thread = threading.Thread(target=self._supervise, daemon=True,
-                                        name="gruft-projections")
-        EmbeddedRunner._all.add(self)
-        games.at_close(self.stop)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the runner and give back the lock."""
-        self._stop.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+        super().__init__(games, "gruft-projections")
 
     def nudge(self) -> None:
         """Make the runner look for new events now."""
@@ -206,7 +227,7 @@ class EmbeddedRunner:
         if runner is not None:
             runner.nudge()
 
-    def _supervise(self) -> None:
+    def _work(self) -> None:
         supervise(RunnerLock(self.env), self._stop, self._run_once, log, "projection runner")
 
     def _run_once(self) -> bool:
@@ -222,12 +243,6 @@ class EmbeddedRunner:
         finally:
             self.runner = None
         return True
-
-
-@atexit.register
-def _stop_embedded_runners() -> None:
-    for embedded in list(EmbeddedRunner._all):
-        embedded.stop(timeout=2.0)
 
 
 # -- the read side of one Games application --------------------------------------------------
