@@ -161,11 +161,16 @@ function voodooPrince(s, ctx) {
 
 // -- Vampire Queen ---------------------------------------------------------------------------
 
+// A slayer as the rulebooks name it (vampire slayer 15), in words wherever the page says one.
+function vqSlayer(code) {
+  return t("vampire slayer %(value)s", { value: code.slice(1) });
+}
+
 function vqCard(code, extra) {
   const slayer = code === "S15" || code === "S20";
   const kind = slayer ? "slayer" : code === "Q" ? "queen" : "vampire";
   const face = slayer ? `†${code.slice(1)}` : code === "Q" ? "♛" : code;
-  const title = slayer ? t("vampire slayer %(value)s", { value: code.slice(1) }) : code === "Q" ? t("Vampire Queen")
+  const title = slayer ? vqSlayer(code) : code === "Q" ? t("Vampire Queen")
     : t("vampire %(value)s", { value: code });
   return el("span", { class: `card vq vq-${kind}${extra ? ` ${extra}` : ""}`, "data-card": code, title },
     el("span", { class: "value" }, face));
@@ -205,7 +210,7 @@ function vampireQueen(s, ctx) {
       s.minus_points.length ? [t("by phase"), s.minus_points.map((m) => m[p]).join(" + ")] : null,
     ])));
   let round = t("normal round");
-  if (s.slayer) round = t("slayer round (%(slayer)s led)", { slayer: s.slayer });
+  if (s.slayer) round = t("slayer round (%(slayer)s led)", { slayer: vqSlayer(s.slayer) });
   return [
     info([
       [t("phase"), t("%(n)s of %(total)s", { n: s.phase, total: s.options.phases })],
@@ -220,7 +225,7 @@ function vampireQueen(s, ctx) {
       el("div", { class: `round-plays${s.slayer ? " slayer-round" : ""}` },
         el("h4", {}, t("Round %(round)s", { round: s.round })),
         plays.length ? el("ol", { class: "plays" }, plays) : el("p", { class: "empty" }, t("no card played yet this round"))),
-      s.barred ? el("p", { class: "note" }, t("%(name)s may not lead %(slayer)s this round (VQ-14)", { name: s.barred.player, slayer: s.barred.slayer })) : null),
+      s.barred ? el("p", { class: "note" }, t("%(name)s may not lead the %(slayer)s this round (VQ-14)", { name: s.barred.player, slayer: vqSlayer(s.barred.slayer) })) : null),
     seats(players),
     everything && s.set_aside.length
       ? outOfPlay(tn("%(n)s card set aside this phase (VQ-2)", "%(n)s cards set aside this phase (VQ-2)", s.set_aside.length), s.set_aside, (c) => vqCard(c, "mini"))

@@ -28,12 +28,22 @@ class VampireQueenNarrator(Narrator):
         self.slayer: str | None = None
         self.forced: str | None = None
 
+    def vq_slayer(self, code: str) -> str:
+        """A vampire slayer as the rulebooks and the table's cards name it: 'vampire slayer 15',
+        'Vampirjäger 15' (a code the rules do not know is said as it is)."""
+        if code not in SLAYERS:
+            return code
+        return self._("vampire slayer %(value)s", value=code[1:])
+
     def vq_set(self, cards: list[str]) -> str:
         """Cards in words: 'a 6', 'two 13s', 'a 7 and a Queen', 'two Queens'."""
         counts = Counter(cards)
         parts = []
         for code, n in counts.items():
             if code == "Q":
+                continue
+            if code in SLAYERS:  # never in a set (VQ-9); said in words all the same
+                parts.extend([self.vq_slayer(code)] * n)
                 continue
             if n == 1:
                 parts.append(self._("an %(card)s", card=code) if code in ("8", "11")
@@ -56,8 +66,9 @@ class VampireQueenNarrator(Narrator):
         if slayers["S15"] == slayers["S20"]:
             holders = self._("%(player)s holds both slayers and starts", player=slayers["S20"])
         else:
-            holders = self._("%(first)s holds the slayer S15, %(second)s holds S20 and starts",
-                             first=slayers["S15"], second=slayers["S20"])
+            holders = self._("%(first)s holds the %(low)s, %(second)s holds the %(high)s and "
+                             "starts", first=slayers["S15"], second=slayers["S20"],
+                             low=self.vq_slayer("S15"), high=self.vq_slayer("S20"))
         where = {"phase": d["phase"], "phases": self.options.get("phases"), "holders": holders,
                  "rule": "VQ-2" if d["phase"] == 1 else "VQ-3"}
         if hands:
@@ -72,9 +83,9 @@ class VampireQueenNarrator(Narrator):
     def on_Played(self, d: dict, _next: dict | None) -> str:
         player, cards = d["player"], d["cards"]
         if self.plays == 0 and cards[0] in SLAYERS:
-            return self._("%(player)s leads the vampire slayer %(card)s: a slayer round, where "
-                          "every other player must play one vampire card and the highest takes "
-                          "all (VQ-9, VQ-10, VQ-11).", player=player, card=cards[0])
+            return self._("%(player)s leads the %(card)s: a slayer round, where every other "
+                          "player must play one vampire card and the highest takes all (VQ-9, "
+                          "VQ-10, VQ-11).", player=player, card=self.vq_slayer(cards[0]))
         if self.slayer is not None:
             if cards == ["Q"]:
                 return self._("%(player)s plays %(cards)s into the slayer round, where it "
@@ -120,7 +131,7 @@ class VampireQueenNarrator(Narrator):
 
     def on_RoundEnded(self, d: dict, _next: dict | None) -> str:
         taker, cards, start = d.get("taker"), d["cards"], d["start"]
-        where = {"round": d["round"], "n": len(cards), "slayer": self.slayer}
+        slayer = self.vq_slayer(self.slayer) if self.slayer else self.slayer
         if taker is None:
             return self.ngettext(
                 "Round %(round)s ends: %(start)s played the highest set and starts the next "
@@ -131,18 +142,18 @@ class VampireQueenNarrator(Narrator):
         if taker == self.forced:
             return self.ngettext(
                 "Round %(round)s ends: %(taker)s, who had to pass, takes all %(n)s card, the "
-                "slayer %(slayer)s included, and starts the next round (VQ-12).",
+                "%(slayer)s included, and starts the next round (VQ-12).",
                 "Round %(round)s ends: %(taker)s, who had to pass, takes all %(n)s cards, the "
-                "slayer %(slayer)s included, and starts the next round (VQ-12).",
-                len(cards), taker=taker, round=where["round"], slayer=self.slayer)
+                "%(slayer)s included, and starts the next round (VQ-12).",
+                len(cards), taker=taker, round=d["round"], slayer=slayer)
         return self.ngettext(
             "The slayer round ends: %(taker)s played the highest card and takes all %(n)s card, "
-            "the slayer %(slayer)s included, and starts the next round (VQ-11); %(taker)s may "
-            "not lead %(slayer)s straight away (VQ-14).",
+            "the %(slayer)s included, and starts the next round (VQ-11); %(taker)s may not lead "
+            "the %(slayer)s straight away (VQ-14).",
             "The slayer round ends: %(taker)s played the highest card and takes all %(n)s "
-            "cards, the slayer %(slayer)s included, and starts the next round (VQ-11); "
-            "%(taker)s may not lead %(slayer)s straight away (VQ-14).",
-            len(cards), taker=taker, slayer=self.slayer)
+            "cards, the %(slayer)s included, and starts the next round (VQ-11); %(taker)s may "
+            "not lead the %(slayer)s straight away (VQ-14).",
+            len(cards), taker=taker, slayer=slayer)
 
     def after_RoundEnded(self, d: dict) -> None:
         self.plays, self.slayer, self.forced = 0, None, None

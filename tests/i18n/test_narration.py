@@ -125,3 +125,63 @@ def test_a_card_in_words() -> None:
               "Y": ("yellow", "Gelb"), "P": ("purple", "Lila")}[card["card"][0]]
     assert f" {colour[0]} {card['card'][1:]}" in english[first]["text"]
     assert f" {colour[1]} {card['card'][1:]}" in german[first]["text"]
+
+
+# Vampire Queen's slayers as the rulebooks print them (vampire slayer 15, Vampirjäger 15), the
+# table's titles for them, never S15 or S20 (issue 25).
+VQ_CODE = re.compile(r"\bS(?:15|20)\b")
+SLAYER = {"en": "vampire slayer 20", "de": "Vampirjäger 20", "fr": "chasseur de vampires 20",
+          "it": "cacciatore di vampiri 20", "es": "cazador de vampiros 20"}
+
+
+def said(key: str, records: list[dict], players: list[str], options: dict, lang: str) -> list:
+    catalog = translations(lang)
+    return describe_events(key, records, players, options, strict=True,
+                           gettext=catalog.gettext, ngettext=catalog.ngettext)
+
+
+def every_text(items: list[dict]) -> list[str]:
+    return [t for e in items for t in (e["text"], *e.get("seen", {}).values())]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_slayers_are_said_in_words(lang: str) -> None:
+    document = json.loads((GOLDEN / "vampire-queen.json").read_text())
+    led = [e for e in document["events"] if e["type"] == "Played"
+           and VQ_CODE.fullmatch(e["data"]["cards"][0])]
+    assert led and any(e["type"] == "PhaseDealt" for e in document["events"])  # slayers in it
+    texts = every_text(told("vampire-queen", lang))
+    assert not [t for t in texts if VQ_CODE.search(t)], [t for t in texts if VQ_CODE.search(t)]
+    assert sum(SLAYER[lang] in t for t in texts) >= 2 * len(led)  # led, then taken
+    assert any(SLAYER[lang].replace("20", "15") in t for t in texts)  # dealt to its holder
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_forced_pass_and_the_slayers_apart_in_words(lang: str) -> None:
+    # The sentences the golden game does not reach: the slayers held apart, the slayer 15 led,
+    # a forced pass (VQ-12) that takes the round.
+    players = ["Ann", "Bob", "Cid"]
+    events = [
+        ("PhaseDealt", {"phase": 1, "start": "Bob", "slayers": {"S15": "Ann", "S20": "Bob"},
+                        "hands": {}, "set_aside": []}),
+        ("Played", {"player": "Bob", "cards": ["S20"], "value": 0}),
+        ("Played", {"player": "Cid", "cards": ["3"], "value": 3}),
+        ("Passed", {"player": "Ann", "forced": True}),
+        ("RoundEnded", {"phase": 1, "round": 1, "start": "Ann", "taker": "Ann",
+                        "cards": ["3", "S20"]}),
+        ("Played", {"player": "Ann", "cards": ["S15"], "value": 0}),
+    ]
+    records = [{"version": i, "type": t, "data": d} for i, (t, d) in enumerate(events, start=1)]
+    english = every_text(said("vampire-queen", records, players, {"phases": 1}, "en"))
+    texts = every_text(said("vampire-queen", records, players, {"phases": 1}, lang))
+    assert not [t for t in texts if VQ_CODE.search(t)], texts
+    low = SLAYER[lang].replace("20", "15")
+    assert low in texts[0] and SLAYER[lang] in texts[0]
+    assert SLAYER[lang] in texts[1] and SLAYER[lang] in texts[4] and "VQ-12" in texts[4]
+    assert low in texts[5]
+    assert [RULING.findall(t) for t in texts] == [RULING.findall(t) for t in english]
+    if lang == "en":
+        assert texts[0].endswith("Ann holds the vampire slayer 15, Bob holds the vampire slayer "
+                                 "20 and starts (VQ-2).")
+        assert texts[4] == ("Round 1 ends: Ann, who had to pass, takes all 2 cards, the vampire "
+                            "slayer 20 included, and starts the next round (VQ-12).")

@@ -216,16 +216,19 @@ def test_vampire_queen_words_follow_the_round():
         ("RoundEnded", {"phase": 1, "round": 2, "start": "Ann", "taker": "Ann",
                         "cards": ["Q", "S20"]}),
     ])
-    assert texts[0] == ("Phase 1 of 1 is dealt: Ann holds the slayer S15, Bob holds S20 and "
-                        "starts (VQ-2).")
+    # The slayers said as the rulebook names them, never by their codes (issue 25)
+    assert texts[0] == ("Phase 1 of 1 is dealt: Ann holds the vampire slayer 15, Bob holds the "
+                        "vampire slayer 20 and starts (VQ-2).")
     assert texts[1] == ("Bob leads a 7 and a Queen, the Queen counting 7; the others raise with "
                         "two cards of a higher value or pass (VQ-4, VQ-5, VQ-6).")
     assert texts[2] == "Cid raises with two Queens, which alone count 14 (VQ-5, VQ-6)."
     assert "out for this phase (VQ-7)" in texts[4]
-    assert "slayer round" in texts[5] and "VQ-9" in texts[5]
+    assert texts[5].startswith("Cid leads the vampire slayer 20: a slayer round")
+    assert "VQ-9" in texts[5]
     assert texts[6] == "Ann plays a Queen into the slayer round, where it counts 1 (VQ-10)."
     assert texts[7] == "Bob has no cards left and is skipped (VQ-8)."
-    assert "Ann played the highest card and takes all 2 cards" in texts[8]
+    assert "Ann played the highest card and takes all 2 cards, the vampire slayer 20 " in texts[8]
+    assert "Ann may not lead the vampire slayer 20 straight away" in texts[8]
     assert "(VQ-11)" in texts[8] and "VQ-14" in texts[8]
 
 
