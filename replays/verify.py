@@ -3,6 +3,10 @@
 Exit status: 0 valid and signed by the trusted key (--key); 1 invalid (a problem found);
 2 unreadable, or nothing wrong found but the signature unverified (no --key given: a document
 that only agrees with its own key proves nothing, anyone can sign a forgery with a key of theirs).
+
+It writes English, or the language --lang names (the catalogs of the web pages, as `gruft report
+--lang`): the verdict's lines and each problem's words; the problems' codes, `key_id`, and the
+JSON keys of --json stay the same in every language.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from domain.core.chain import DuplicateKey, strict_loads
-from domain.core.words import N_
+from domain.core.words import N_, Gettext, Ngettext, english, english_plural, fill, fill_plural
 from replays.document import Verdict, check_fork, describe, verify
 from replays.logproof import check_retired
 from replays.receipts import check_receipts, receipt_list
 from replays.terminal import reader_left, result_text
+from service.catalogs import LANGUAGES, translations
 from service.signing import check_signature
 
 VALID, INVALID, UNVERIFIED = 0, 1, 2
@@ -43,6 +48,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parent", metavar="PARENT",
                         help="FILE is a fork: PARENT is its parent's document; prove the fork "
                              "began exactly at the parent's state it names")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en",
+                        help="the language of the verdict and the problems (default: English)")
     parser.set_defaults(func=run)
 
 
@@ -117,56 +124,78 @@ def run(args: argparse.Namespace) -> int:
 def _print(args: argparse.Namespace, document: Any, verdict: Verdict,
            conflicts: list[dict[str, Any]] = ()) -> int:
     code = exit_code(verdict)
+    catalog = translations(getattr(args, "lang", "en"))
+    gettext, ngettext = catalog.gettext, catalog.ngettext
     try:
         if args.json:
-            print(json.dumps({**verdict.as_json(), **({"conflicts": conflicts} if conflicts
-                                                       else {})}, indent=2, ensure_ascii=False))
+            print(json.dumps({**verdict.as_json(gettext),
+                              **({"conflicts": conflicts} if conflicts else {})},
+                             indent=2, ensure_ascii=False))
         else:
-            print(report(document, verdict))
+            print(report(document, verdict, gettext, ngettext))
             for conflict in conflicts:
-                print(conflict_text(conflict))
+                print(conflict_text(conflict, gettext))
         sys.stdout.flush()
     except BrokenPipeError:
         reader_left()
     return code
 
 
-def conflict_text(conflict: dict[str, Any]) -> str:
+def conflict_text(conflict: dict[str, Any], gettext: Gettext = english) -> str:
     """Two signed statements of one server that cannot both be true, for anyone to check."""
-    return ("TWO HISTORIES SIGNED: the server signed this receipt\n"
-            f"  {json.dumps(conflict['receipt'], sort_keys=True, ensure_ascii=False)}\n"
-            "and signed the document, whose event there is\n"
-            f"  {json.dumps(conflict['event'], sort_keys=True, ensure_ascii=False)}\n"
-            "  under the document's signature\n"
-            f"  {json.dumps(conflict['document_signature'], sort_keys=True, ensure_ascii=False)}")
+    def shown(value: Any) -> str:
+        return "  " + json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+    return "\n".join([
+        gettext(N_("TWO HISTORIES SIGNED: the server signed this receipt")),
+        shown(conflict["receipt"]),
+        gettext(N_("and signed the document, whose event there is")),
+        shown(conflict["event"]),
+        "  " + gettext(N_("under the document's signature")),
+        shown(conflict["document_signature"])])
 
 
-def report(document: dict[str, Any], verdict: Verdict) -> str:
-    """The verdict in words, one finding a line."""
+def report(document: dict[str, Any], verdict: Verdict, gettext: Gettext = english,
+           ngettext: Ngettext = english_plural) -> str:
+    """The verdict in words, one finding a line (in `gettext`'s language; the codes, key ids
+    and the command's names the same in every language)."""
+    def _(template: str, **params: Any) -> str:
+        return fill(template, params, gettext)
+
+    def tn(singular: str, plural: str, n: int, **params: Any) -> str:  # extracted as plural
+        return fill_plural(singular, plural, n, params, gettext, ngettext)
+
     if verdict.problems:
         count = len(verdict.problems)
-        lines = [f"INVALID: {count} problem{'s' if count > 1 else ''}"]
-        lines += [f"  [{p['code']}] {describe(p)}" for p in verdict.problems]
+        lines = [tn("INVALID: %(n)s problem", "INVALID: %(n)s problems", count)]
+        lines += [f"  [{p['code']}] {describe(p, gettext)}" for p in verdict.problems]
         return "\n".join(lines)
-    what = (f"{document.get('game')} {document.get('game_id')}, "
-            f"{len(document.get('events', []))} events, format {document.get('format_version')}")
+    events = len(document.get("events", []))
+    what = tn("%(game)s %(game_id)s, %(n)s event, format %(format)s",
+              "%(game)s %(game_id)s, %(n)s events, format %(format)s", events,
+              game=document.get("game"), game_id=document.get("game_id"),
+              format=document.get("format_version"))
     if isinstance(document.get("annotations"), list) and document["annotations"]:
-        count = len(document["annotations"])
-        what += f", {count} annotation{'s' if count > 1 else ''}"
+        what += tn(", %(n)s annotation", ", %(n)s annotations", len(document["annotations"]))
     if isinstance(document.get("parent"), dict):
         link = document["parent"]
-        what += f", a fork of {link.get('game_id')} after its event {link.get('version')}"
-    result = result_text(verdict.scores, verdict.winners)
+        what += _(", a fork of %(game_id)s after its event %(version)s",
+                  game_id=link.get("game_id"), version=link.get("version"))
+    result = result_text(verdict.scores, verdict.winners, gettext)
     if verdict.valid:
-        signed = "signed by the trusted key" if verdict.signature == "verified" else (
-            "signature not checked")
+        signed = (_("signed by the trusted key") if verdict.signature == "verified"
+                  else _("signature not checked"))
         if verdict.retired is not None:
-            signed = (f"signed by a RETIRED key of the server (current until "
-                      f"{verdict.retired['until']}), for a game its log proves over before then")
-        return f"valid: {what}; {signed}\nkey_id {verdict.key_id}\n{result}"
-    return (f"UNVERIFIED SIGNATURE: {what}\n"
-            "  the chain, the seed, the rules and the result agree, and the signature matches the "
-            "document's own key,\n  but nothing says that key is the server's: pass --key with "
-            "the server's key (GET /signing-key) to verify it\n"
-            f"key_id {verdict.key_id} (compare it with the server's: gruft key, GET /signing-key)\n"
-            f"{result}")
+            signed = _("signed by a RETIRED key of the server (current until %(until)s), for a "
+                       "game its log proves over before then", until=verdict.retired["until"])
+        return "\n".join([_("valid: %(what)s; %(signed)s", what=what, signed=signed),
+                          f"key_id {verdict.key_id}", result])
+    return "\n".join([
+        _("UNVERIFIED SIGNATURE: %(what)s", what=what),
+        "  " + _("the chain, the seed, the rules and the result agree, and the signature "
+                 "matches the document's own key,"),
+        "  " + _("but nothing says that key is the server's: pass --key with the server's key "
+                 "(GET /signing-key) to verify it"),
+        f"key_id {verdict.key_id} "
+        + _("(compare it with the server's: gruft key, GET /signing-key)"),
+        result])

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from replays.document import verify
+from cli import main as gruft
+from replays.document import describe, verify
 from replays.report import Words, render
 from service.catalogs import translations
 from service.signing import check_signature
 
-GOLDEN = Path(__file__).resolve().parents[1] / "replays" / "golden" / "vampire-queen.json"
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "replays" / "golden" / "vampire-queen.json"
 SIGNATURE_INVALID = (None, "signature_invalid",
                      "the signature does not match the document: something was changed after "
                      "export")
@@ -154,3 +158,98 @@ def test_the_report_lists_the_problems_in_its_language() -> None:
     assert ("<code>chain_broken</code> Version 84: Ereignis 84 trägt die Version 85: ein "
             "Ereignis wurde entfernt, eingefügt oder umgestellt</li>") in german
     assert "<code>signature_invalid</code> Dokument: die Signatur passt nicht" in german
+
+
+# -- gruft verify --lang ---------------------------------------------------------------------
+
+def cli_files(tmp_path: Path, doc: dict) -> tuple[str, str]:
+    """The document and its own key (as --key: only then a valid verdict can be reached)."""
+    path, pem = tmp_path / "doc.json", tmp_path / "key.pem"
+    path.write_text(json.dumps(doc), "utf-8")
+    pem.write_text(doc["signature"]["key"], "ascii")
+    return str(path), str(pem)
+
+
+def english_lines(forge) -> str:
+    """The text `gruft verify` printed for a forgery before it could speak another language."""
+    problems = FORGERIES[forge]
+    return "\n".join([f"INVALID: {len(problems)} problems"] + [
+        f"  [{code}] " + (f"version {version}: " if version else "document: ") + message
+        for version, code, message in problems]) + "\n"
+
+
+@forgeries
+def test_gruft_verify_says_today_s_english_without_lang_or_with_en(forge, tmp_path,
+                                                                    capsys) -> None:
+    path, pem = cli_files(tmp_path, forged(forge))
+    for lang in ([], ["--lang", "en"]):
+        assert gruft(["verify", path, "--key", pem, *lang]) == 1
+        assert capsys.readouterr().out == english_lines(forge)
+
+
+@pytest.mark.parametrize("lang", ["de", "fr"])
+def test_gruft_verify_says_the_problems_in_the_chosen_language(lang, tmp_path, capsys) -> None:
+    doc = forged(drop)
+    path, pem = cli_files(tmp_path, doc)
+    gettext = translations(lang).gettext
+    assert gruft(["verify", path, "--key", pem, "--lang", lang]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == {"de": "UNGÜLTIG: 3 Probleme", "fr": "INVALIDE : 3 problèmes"}[lang]
+    # Each problem in the language, where (version or document) too; its code as it is.
+    verdict = offline(doc)
+    assert out[1:] == [f"  [{p['code']}] {describe(p, gettext)}" for p in verdict.problems]
+    assert [line.split("]")[0] for line in out[1:]] == [
+        f"  [{code}" for _, code, _ in FORGERIES[drop]]
+    for _, _, english in FORGERIES[drop]:
+        assert english not in "\n".join(out)
+    if lang == "de":
+        assert out[2] == ("  [chain_broken] Version 84: Ereignis 84 trägt die Version 85: ein "
+                          "Ereignis wurde entfernt, eingefügt oder umgestellt")
+    # --json: the same keys, codes and versions as in English, the messages in the language.
+    assert gruft(["verify", path, "--key", pem, "--json", "--lang", lang]) == 1
+    said = json.loads(capsys.readouterr().out)
+    assert gruft(["verify", path, "--key", pem, "--json"]) == 1
+    english = json.loads(capsys.readouterr().out)
+    assert said.keys() == english.keys()
+    assert triples(english["problems"]) == FORGERIES[drop]
+    assert [(p.keys(), p["version"], p["code"]) for p in said["problems"]] == [
+        (p.keys(), p["version"], p["code"]) for p in english["problems"]]
+    assert [p["message"] for p in said["problems"]] == [
+        p["message"].said(gettext) for p in verdict.problems]
+
+
+def test_gruft_verify_says_its_verdict_in_the_chosen_language(tmp_path, capsys) -> None:
+    doc = json.loads(GOLDEN.read_text("utf-8"))
+    path, pem = cli_files(tmp_path, doc)
+    what = f"vampire-queen {doc['game_id']}"
+    assert gruft(["verify", path, "--key", pem]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"valid: {what}, 166 events, format 1; signed by the trusted key")
+    assert gruft(["verify", path, "--key", pem, "--lang", "de"]) == 0
+    valid = capsys.readouterr().out.splitlines()
+    assert valid[0] == (f"gültig: {what}, 166 Ereignisse, Format 1; signiert mit dem "
+                        "vertrauenswürdigen Schlüssel")
+    assert valid[1].startswith("key_id ")  # the key's id, not a word: the same everywhere
+    assert valid[2] == "Punkte Ann 95, Ben 4, Cy 18, Dee 37; Ben gewinnt"
+    # No trusted key: unverified, every line of it in French but the key id and the commands.
+    assert gruft(["verify", path, "--lang", "fr"]) == 2
+    unverified = capsys.readouterr().out.splitlines()
+    assert unverified[0] == f"SIGNATURE NON VÉRIFIÉE : {what}, 166 événements, format 1"
+    assert "--key" in unverified[2] and "GET /signing-key" in unverified[2]
+    assert unverified[3].startswith("key_id ") and "comparez-le" in unverified[3]
+    assert unverified[4] == "scores Ann 95, Ben 4, Cy 18, Dee 37 ; Ben gagne"
+
+
+def test_gruft_verify_lang_from_the_shell(tmp_path) -> None:
+    # As a shell runs it: its own process, the catalogs loaded there; a language it does not
+    # speak refused as `gruft report` refuses one.
+    path, pem = cli_files(tmp_path, forged(by_nobody))
+    run = subprocess.run([sys.executable, "-m", "cli", "verify", path, "--key", pem,
+                          "--lang", "it"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1, run.stderr
+    assert run.stdout.startswith("NON VALIDO: 3 problemi\n  [signature_invalid] documento: ")
+    assert "[by_mismatch] versione 3: " in run.stdout
+    refused = subprocess.run([sys.executable, "-m", "cli", "verify", path, "--lang", "xx"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--lang" in refused.stderr and not refused.stdout
