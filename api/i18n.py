@@ -91,6 +91,7 @@ VALIDATION = [
     N_("Must be greater than or equal to %(min)s and less than or equal to %(max)s."),
     N_("Must be greater than or equal to %(min)s."), N_("Must be less than or equal to %(max)s."),
     N_("String does not match expected pattern."), N_("malformed request"),
+    N_("a number of seconds"),  # api.schemas.Seconds
 ]
 
 

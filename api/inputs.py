@@ -18,6 +18,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from api.settings import settings
 from domain.core.chain import DuplicateKey, strict_loads
+from domain.core.json_words import decode_problem
 from domain.core.words import N_, Phrase, Said
 from service.settings import Settings
 
@@ -140,8 +141,10 @@ def parse_body(data: bytes) -> Any:
         return parse(data)
     except UnicodeDecodeError:
         raise BadRequest(Phrase(N_("the body is not UTF-8"))) from None
-    except ValueError as exc:  # BodyError, DuplicateKey (said in the reader's language), or
-        # json.JSONDecodeError (Python's own words, in English like a schema library's)
+    except json.JSONDecodeError as exc:  # Python's words, as marked templates (English as ever)
+        raise BadRequest(Phrase(N_("Invalid JSON body: %(problem)s"),
+                                problem=decode_problem(exc))) from None
+    except ValueError as exc:  # BodyError, DuplicateKey (said in the reader's language)
         raise BadRequest(Phrase(N_("Invalid JSON body: %(problem)s"),
                                 problem=exc if isinstance(exc, Said) else str(exc))) from None
 
@@ -169,7 +172,7 @@ def init_app(app: Flask) -> None:
         # PostgreSQL text cannot hold NUL: a name filter with one was a DataError (a 500).
         if "\x00" in request.path or any("\x00" in key or "\x00" in value
                                           for key, value in request.args.items(multi=True)):
-            raise BadRequest("the URL holds a NUL byte (%00)")
+            raise BadRequest(Phrase(N_("the URL holds a NUL byte (%00)")))
 
     # VampiRing without max_turns has no longest game (families may never fight): an operator
     # who keeps such long games raises the bound (GRUFT_MAX_DOCUMENT_BYTES, docs/deployment.md).

@@ -15,6 +15,7 @@ from domain.core.chain import AUTHORS
 from domain.core.clocks import BANK_MAX, INCREMENT_MAX
 from domain.core.game import MAX_ABORT_REASON, check_seed
 from domain.core.names import MAX_NAME_LENGTH
+from domain.core.words import N_
 from service.arbiter import KINDS as ANNOTATION_KINDS
 from service.arbiter import MAX_TEXT as MAX_ANNOTATION_TEXT
 from service.readmodels.metrics import METRICS
@@ -79,7 +80,7 @@ class Seconds(fields.Field):
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | float:
         if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-            raise ValidationError("a number of seconds")
+            raise ValidationError(N_("a number of seconds"))  # api.i18n.VALIDATION
         return value
 
     def _jsonschema_type_mapping(self) -> dict[str, Any]:

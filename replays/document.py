@@ -53,6 +53,7 @@ from domain.core.clocks import deadline
 from domain.core.game import recorded_authors, recorded_shapes
 from domain.core.words import N_, Gettext, Phrase, Said, english
 from replays.logproof import log_problem
+from replays.schema_words import schema_words
 from service.signing import key_id
 
 FORMAT = "gruft-replay"
@@ -259,15 +260,16 @@ def _schema_validator() -> Any:
 
 
 def schema_problem(doc: Any) -> str | None:
-    """Where and how `doc` departs from the document's JSON Schema (the schema's own words for
-    its first error, which are English in every language), or None when it follows it."""
+    """Where and how `doc` departs from the document's JSON Schema (its first error: in English
+    the validator's own words, in another language the same said from its keyword and values,
+    replays/schema_words.py), or None when it follows it."""
     error = next(iter(_schema_validator().iter_errors(doc)), None)
     if error is None:
         return None
     where = "/".join(str(part) for part in error.instance_path)
     if not where:
-        return error.message[:300]
-    return Phrase(N_("at %(where)s: %(error)s"), where=where, error=error.message[:300])
+        return schema_words(error)
+    return Phrase(N_("at %(where)s: %(error)s"), where=where, error=schema_words(error))
 
 
 def _check_shape(doc: Any, verdict: Verdict) -> bool:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.core.chain import DuplicateKey, strict_loads
+from domain.core.json_words import decode_problem
 from domain.core.words import N_, Gettext, Ngettext, english, english_plural, fill, fill_plural
 from replays.document import Verdict, check_fork, describe, verify
 from replays.logproof import check_retired
@@ -106,8 +107,12 @@ def run(args: argparse.Namespace) -> int:
     except DuplicateKey as exc:
         return _print(args, {}, duplicate_verdict(exc))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        print(f"gruft verify: cannot read {exc.filename if isinstance(exc, OSError) else args.file}"
-              f": {exc}", file=sys.stderr)
+        # Python's JSON reader's words said in --lang too (an OS's own stay as it says them)
+        problem = decode_problem(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+        name = exc.filename if isinstance(exc, OSError) else args.file
+        said = fill(N_("cannot read %(file)s: %(problem)s"), {"file": name, "problem": problem},
+                    translations(getattr(args, "lang", "en")).gettext)
+        print(f"gruft verify: {said}", file=sys.stderr)
         return 2
     if parent is not None:
         verdict = check_fork(document, parent, trusted_keys=trusted,

@@ -5,11 +5,15 @@ Python code raises carries a marked template, so the catalogs can translate it."
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
 
 from api.i18n import LANGUAGES
+from domain.core.json_words import DECODER, decode_problem
+from domain.core.words import N_, Phrase
+from service.catalogs import translations
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -166,3 +170,88 @@ def test_a_body_the_server_cannot_read_is_refused_in_the_readers_language(client
     assert messages["de"] == ("Ungültiger JSON-Inhalt: der Schlüssel 'game' kommt in einem "
                               "Objekt zweimal vor")
     assert messages["fr"].startswith("Corps JSON invalide : la clé 'game'")
+
+
+# -- Python's JSON reader and the document's JSON Schema, in the reader's language -----------
+
+# Bodies Python's reader stops at, each for another of its messages.
+UNREADABLE = ['{"game" "vampir"}', '{"game": "vampir" "players": []}', '{"game": "vampir",}',
+              '{game: 1}', '["A", "B"', '{"game": "vam', '{"game": "a\tb"}', '{"game": "\\q"}',
+              '{"game": "\\u12"}', '{} {}']
+
+
+def json_error(body: str) -> json.JSONDecodeError:
+    with pytest.raises(json.JSONDecodeError) as caught:
+        json.loads(body)
+    return caught.value
+
+
+@pytest.mark.parametrize("body", UNREADABLE)
+def test_python_s_json_complaint_in_every_language(client, body: str) -> None:
+    python = json_error(body)
+    answers = {lang: client.post(f"/games?lang={lang}", data=body.encode(),
+                                 content_type="application/json") for lang in LANGUAGES}
+    # The same 400, code and keys in every language; English: Python's own words, as before.
+    assert {a.status_code for a in answers.values()} == {400}
+    errors = {lang: a.get_json()["error"] for lang, a in answers.items()}
+    assert {tuple(e) for e in errors.values()} == {("code", "message")}
+    assert {e["code"] for e in errors.values()} == {"bad_request"}
+    assert errors["en"]["message"] == f"Invalid JSON body: {python}"
+    # ... and in each other language, its words, where it stopped as numbers.
+    for lang in LANGUAGES[1:]:
+        message = errors[lang]["message"]
+        assert python.msg.split(":")[0] not in message, (lang, message)
+        assert f" {python.lineno} " in message and f" {python.colno} " in message
+        assert message.endswith(f" {python.pos})")
+    assert len({e["message"] for e in errors.values()}) == len(LANGUAGES)
+
+
+def test_python_s_json_complaint_word_for_word() -> None:
+    german = translations("de").gettext
+    said = Phrase(N_("Invalid JSON body: %(problem)s"),
+                  problem=decode_problem(json_error('{"a": 1 "b": 2}'))).said(german)
+    assert said == "Ungültiger JSON-Inhalt: Trennzeichen ',' erwartet: Zeile 1 Spalte 9 (Zeichen 8)"
+    french = decode_problem(json_error('[1, 2')).said(translations("fr").gettext)
+    assert french == "séparateur ',' attendu : ligne 1 colonne 6 (caractère 5)"
+
+
+@pytest.mark.parametrize("msg", [*DECODER, "Invalid control character '\\x01' at",
+                                 "Invalid \\escape: 'q'"])
+def test_every_message_of_python_s_reader_is_listed(msg: str) -> None:
+    # Check each of the messages CPython's reader has (3.11 .. 3.14, C and Python) is said in
+    # Python's English word for word, and in another language; where it stopped the same.
+    python = json.JSONDecodeError(msg, "[\n 1,\n  2 x", 10)
+    problem = decode_problem(python)
+    if msg in DECODER:
+        assert str(problem) == str(python)
+    assert problem.template in DECODER.values()
+    for lang in LANGUAGES[1:]:
+        said = problem.said(translations(lang).gettext)
+        assert said != str(problem), (lang, said)
+        assert f" {python.lineno} " in said and f" {python.colno} " in said
+        assert said.endswith(f" {python.pos})")
+
+
+def test_a_message_python_may_add_later_is_said_with_its_words() -> None:
+    python = json.JSONDecodeError("Something new", '{"a":\n 1}', 7)
+    problem = decode_problem(python)
+    assert str(problem) == "the JSON text cannot be read (Something new): line 2 column 2 (char 7)"
+    said = problem.said(translations("it").gettext)
+    assert said == ("il testo JSON non è leggibile (Something new): riga 2 colonna 2 "
+                    "(carattere 7)")
+
+
+def test_the_last_plain_english_of_a_bad_request_is_translated_too(client) -> None:
+    # A NUL in the address (api.inputs), a clock's bank that is not a number (api.schemas).
+    nul = {lang: client.get(f"/games?lang={lang}&player=a%00b") for lang in ("en", "de")}
+    assert {a.status_code for a in nul.values()} == {400}
+    assert nul["en"].get_json()["error"] == {"code": "bad_request",
+                                             "message": "the URL holds a NUL byte (%00)"}
+    assert nul["de"].get_json()["error"] == {"code": "bad_request",
+                                             "message": "die URL enthält ein NUL-Byte (%00)"}
+    body = {"game": "vampir", "players": ["A", "B", "C"], "clock": {"bank": "x", "increment": 1}}
+    clocks = {lang: client.post(f"/games?lang={lang}", json=body) for lang in ("en", "fr")}
+    assert {a.status_code for a in clocks.values()} == {400}
+    assert "a number of seconds" in clocks["en"].get_json()["error"]["message"]
+    assert "un nombre de secondes" in clocks["fr"].get_json()["error"]["message"]
+    assert "clock.bank" in clocks["fr"].get_json()["error"]["message"]

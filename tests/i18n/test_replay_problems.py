@@ -11,12 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema_rs
 import pytest
 
 from cli import main as gruft
 from replays.document import describe, verify
 from replays.report import Words, render
-from service.catalogs import translations
+from replays.schema_words import KINDS, schema_words, shown
+from service.catalogs import LANGUAGES, translations
 from service.signing import check_signature
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,3 +255,112 @@ def test_gruft_verify_lang_from_the_shell(tmp_path) -> None:
     refused = subprocess.run([sys.executable, "-m", "cli", "verify", path, "--lang", "xx"],
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "--lang" in refused.stderr and not refused.stdout
+
+
+# -- the JSON Schema's words (a document that does not follow it: `malformed`) --------------
+
+# A schema with every keyword replays/schema_words.py says, and a value breaking each.
+KEYWORDS = {
+    "Required": ({"required": ["final"]}, {}),
+    "Type": ({"type": "string"}, 7),
+    "Type ": ({"type": ["string", "null"]}, 7),
+    "Enum": ({"enum": [1, 2]}, 3),
+    "Constant": ({"const": "ed25519"}, "rsa"),
+    "AdditionalProperties": ({"properties": {}, "additionalProperties": False}, {"x": 1}),
+    "AdditionalProperties ": ({"properties": {}, "additionalProperties": False},
+                              {"x": 1, "y": 2}),
+    "Minimum": ({"minimum": 2}, 1),
+    "Maximum": ({"maximum": 2}, 3),
+    "ExclusiveMinimum": ({"exclusiveMinimum": 2}, 2),
+    "ExclusiveMaximum": ({"exclusiveMaximum": 2}, 2),
+    "MinLength": ({"minLength": 2}, "a"),
+    "MaxLength": ({"maxLength": 1}, "ab"),
+    "Pattern": ({"pattern": "^[0-9a-f]{64}$"}, "zz"),
+    "MinItems": ({"minItems": 1}, []),
+    "MaxItems": ({"maxItems": 1}, [1, 2]),
+    "OneOfNotValid": ({"oneOf": [{"type": "string"}, {"type": "null"}]}, 1),
+    "OneOfMultipleValid": ({"oneOf": [{"type": "integer"}, {"minimum": 0}]}, 1),
+    "AnyOf": ({"anyOf": [{"type": "string"}, {"type": "null"}]}, 1),
+    "Not": ({"not": {"required": ["salt"]}}, {"salt": "00"}),
+    "UniqueItems": ({"uniqueItems": True}, [1, 1]),
+    "MultipleOf": ({"multipleOf": 2}, 3),
+}
+
+
+def schema_error(schema: dict, value: object):
+    return next(iter(jsonschema_rs.validator_for(schema).iter_errors(value)))
+
+
+def test_every_keyword_said_is_a_schema_keyword_tested() -> None:
+    assert set(KINDS) == {name.strip() for name in KEYWORDS}
+
+
+@pytest.mark.parametrize("name", list(KEYWORDS))
+def test_a_schema_keyword_in_every_language(name: str) -> None:
+    error = schema_error(*KEYWORDS[name])
+    assert type(error.kind).__name__ == name.strip()
+    words = schema_words(error)
+    # English: the validator's own sentence, word for word; a placeholder-free template.
+    assert str(words) == words.said() == error.message
+    assert words.template == KINDS[name.strip()](error.kind)[0]
+    # Each other language its own sentence, every placeholder filled, the value quoted in it.
+    said = {lang: words.said(translations(lang).gettext) for lang in LANGUAGES}
+    assert len(set(said.values())) == len(LANGUAGES), said
+    for text in said.values():
+        assert "%(" not in text
+        if name.strip() not in ("Required", "Constant", "AdditionalProperties"):  # a name
+            assert shown(error.instance) in text, text
+
+
+def test_a_keyword_not_listed_is_said_with_the_validator_s_words() -> None:
+    error = schema_error({"properties": {"x": False}}, {"x": 1})  # the false schema
+    words = schema_words(error)
+    assert str(words) == words.said() == error.message == "False schema does not allow 1"
+    assert words.said(translations("de").gettext) == (
+        "1 folgt dem Schema nicht (False schema does not allow 1)")
+
+
+SCHEMA_EDITS = {
+    "required": (lambda d: d.pop("final"), '"final" is a required property',
+                 '"final" ist eine Pflichteigenschaft'),
+    "enum": (lambda d: d.update(format_version=3), "at format_version: 3 is not one of 1 or 2",
+             "bei format_version: 3 ist keiner der Werte 1, 2"),
+    "minItems": (lambda d: d.update(events=[]), "at events: [] has less than 1 item",
+                 "bei events: [] hat weniger Elemente als das Minimum 1"),
+    "const": (lambda d: d["signature"].update(alg="rsa"),
+              'at signature/alg: "ed25519" was expected',
+              'bei signature/alg: "ed25519" wurde erwartet'),
+}
+
+
+@pytest.mark.parametrize("edit", list(SCHEMA_EDITS))
+def test_a_malformed_document_in_the_readers_language(client, edit: str) -> None:
+    change, english, german = SCHEMA_EDITS[edit]
+    doc = json.loads(GOLDEN.read_text("utf-8"))
+    change(doc)
+    said = {lang: post_verify(client, doc, lang=lang) for lang in LANGUAGES}
+    # The same verdict, keys, version and code in every language; the schema's words in each.
+    assert {tuple(v) for v in said.values()} == {tuple(said["en"])}
+    assert {tuple((p["version"], p["code"]) for p in v["problems"]) for v in said.values()} == {
+        ((None, "malformed"),)}
+    messages = {lang: v["problems"][0]["message"] for lang, v in said.items()}
+    assert messages["en"] == ("not a gruft-replay document as its schema (docs/format.md) says: "
+                              + english)  # as before: the validator's own words
+    assert messages["de"].endswith(": " + german)
+    assert len(set(messages.values())) == len(LANGUAGES)
+    for lang in LANGUAGES[1:]:
+        assert english.removeprefix("at ").split(": ")[-1] not in messages[lang], messages[lang]
+
+
+def test_gruft_verify_says_why_it_cannot_read_a_document_in_the_chosen_language(
+        tmp_path, capsys) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"format": "gruft-replay" "events": []}', "utf-8")
+    with pytest.raises(json.JSONDecodeError) as python:
+        json.loads(path.read_text("utf-8"))
+    assert gruft(["verify", str(path)]) == 2
+    assert capsys.readouterr().err == f"gruft verify: cannot read {path}: {python.value}\n"
+    assert gruft(["verify", str(path), "--lang", "de"]) == 2
+    assert capsys.readouterr().err == (f"gruft verify: {path} kann nicht gelesen werden: "
+                                       "Trennzeichen ',' erwartet: Zeile 1 Spalte 27 "
+                                       "(Zeichen 26)\n")
