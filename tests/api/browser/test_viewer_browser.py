@@ -122,6 +122,21 @@ def check_vampire_queen(page, records: list[dict]) -> int:
     page.keyboard.press("ArrowRight")
     wait_step(page, ended)
     assert page.locator("#table .plays li").count() == 0
+
+    # A slayer round: the table says its slayer in words, never its code (issue 25).
+    led = [r for r in records if r["type"] == "Played" and r["data"]["cards"][0] in ("S15", "S20")]
+    assert led, "this game never led a slayer"  # a finished game of several phases does
+    jump(page, led[0]["version"])
+    code = led[0]["data"]["cards"][0]
+    text = page.inner_text("#table")
+    assert f"slayer round (vampire slayer {code[1:]} led)" in text
+    assert code not in text
+    taken = first(records, "RoundEnded", lambda i, r: r["version"] > led[0]["version"])
+    jump(page, taken)  # who took it may not lead it straight away (VQ-14)
+    taker = records[taken - 1]["data"]["taker"]
+    text = page.inner_text("#table")
+    assert f"{taker} may not lead the vampire slayer {code[1:]} this round (VQ-14)" in text
+    assert code not in text
     return played
 
 
