@@ -22,11 +22,16 @@ from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from api.errors import RETRY_AFTER_SECONDS
 from api.settings import settings
+from domain.core.words import N_, Phrase
 from service import metrics
 
 STREAM, POLL = "stream", "long poll"
 OPEN = {STREAM: metrics.STREAMS_OPEN, POLL: metrics.POLLS_OPEN}  # for GET /metrics
 PER_ADDRESS = {STREAM: "streams_per_address", POLL: "polls_per_address"}  # Settings' fields
+TOO_MANY = {STREAM: N_("this address holds %(n)s streams open on this worker already, as many "
+                       "as one address may; close one or try again later"),
+            POLL: N_("this address holds %(n)s long polls open on this worker already, as many "
+                     "as one address may; close one or try again later")}
 
 
 class Holds:
@@ -41,14 +46,12 @@ class Holds:
         """Count one more, or refuse it: 429 past the address's share, 503 past the worker's."""
         with self._lock:
             if per_address is not None and self._by[kind, address] >= per_address:
-                raise TooManyRequests(
-                    f"this address holds {per_address} {kind}s open on this worker already, "
-                    "as many as one address may; close one or try again later",
-                    retry_after=RETRY_AFTER_SECONDS)
+                raise TooManyRequests(Phrase(TOO_MANY[kind], n=per_address),
+                                      retry_after=RETRY_AFTER_SECONDS)
             if limit is not None and self.open >= limit:
                 raise ServiceUnavailable(
-                    "this worker holds as many streams and long polls as it may; try again "
-                    "shortly", retry_after=RETRY_AFTER_SECONDS)
+                    Phrase(N_("this worker holds as many streams and long polls as it may; try "
+                              "again shortly")), retry_after=RETRY_AFTER_SECONDS)
             self.open += 1
             self._by[kind, address] += 1
         OPEN[kind].inc()

@@ -26,6 +26,7 @@ from flask import Flask, current_app
 from werkzeug.exceptions import BadRequest, ServiceUnavailable, TooManyRequests
 
 from api.settings import settings
+from domain.core.words import N_, Phrase
 
 RETRY_AFTER_SECONDS = 1
 NICENESS = 10  # a verifying process yields the CPU to the workers' request threads
@@ -45,12 +46,13 @@ class Gate:
         with self._lock:
             if self._held[address] >= self.per_address:
                 raise TooManyRequests(
-                    f"this address is verifying {self.per_address} document(s) already; "
-                    "send the next when one is answered", retry_after=RETRY_AFTER_SECONDS)
+                    Phrase(N_("this address is verifying %(n)s document(s) already; send the "
+                              "next when one is answered"), n=self.per_address),
+                    retry_after=RETRY_AFTER_SECONDS)
             if self._held.total() >= self.capacity:
                 raise ServiceUnavailable(
-                    "the server is verifying as many documents as it takes at once; nothing "
-                    "was done, try again", retry_after=RETRY_AFTER_SECONDS)
+                    Phrase(N_("the server is verifying as many documents as it takes at once; "
+                              "nothing was done, try again")), retry_after=RETRY_AFTER_SECONDS)
             self._held[address] += 1
         try:
             yield
@@ -88,7 +90,7 @@ class Verifier:
                 outcome = self._executor().submit(verify_body, body, ring, lang).result()
             except BrokenProcessPool:  # a verifying process died (killed, out of memory)
                 self._discard()
-                raise ServiceUnavailable("the verifying process stopped; try again",
+                raise ServiceUnavailable(Phrase(N_("the verifying process stopped; try again")),
                                          retry_after=RETRY_AFTER_SECONDS) from None
         kind, value = outcome
         if kind == "bad":

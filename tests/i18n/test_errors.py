@@ -9,8 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from api.i18n import LANGUAGES
+from api.holds import POLL, STREAM, Holds
+from api.i18n import LANGUAGES, error_text
 from domain.core.json_words import DECODER, decode_problem
 from domain.core.words import N_, Phrase
 from service.catalogs import translations
@@ -255,3 +257,57 @@ def test_the_last_plain_english_of_a_bad_request_is_translated_too(client) -> No
     assert "a number of seconds" in clocks["en"].get_json()["error"]["message"]
     assert "un nombre de secondes" in clocks["fr"].get_json()["error"]["message"]
     assert "clock.bank" in clocks["fr"].get_json()["error"]["message"]
+
+
+def test_a_busy_verifier_answers_in_the_readers_language(app, client) -> None:
+    # Past an address's share (429) and past the worker's (503): the same status and code in
+    # every language, the words the reader's; English as before.
+    body = json.dumps(json.loads((ROOT / "tests/replays/golden/vampir.json").read_text())).encode()
+    gate = app.extensions["gruft.verifier"].gate
+
+    def refused(lang: str) -> tuple[int, dict]:
+        answer = client.post(f"/replays/verify?lang={lang}", data=body,
+                             content_type="application/json")
+        return answer.status_code, answer.get_json()["error"]
+
+    with gate.slot("127.0.0.1"):
+        said = {lang: refused(lang) for lang in ("en", "de")}
+    assert said["en"] == (429, {"code": "rate_limited", "message": (
+        "this address is verifying 1 document(s) already; send the next when one is answered")})
+    assert said["de"] == (429, {"code": "rate_limited", "message": (
+        "diese Adresse lässt schon 1 Dokument(e) prüfen; schicke das nächste, wenn eines "
+        "beantwortet ist")})
+    others = [gate.slot(f"10.0.0.{i}") for i in range(gate.capacity)]
+    for slot in others:
+        slot.__enter__()
+    try:
+        said = {lang: refused(lang) for lang in ("en", "fr")}
+    finally:
+        for slot in others:
+            slot.__exit__(None, None, None)
+    assert said["en"] == (503, {"code": "unavailable", "message": (
+        "the server is verifying as many documents as it takes at once; nothing was done, "
+        "try again")})
+    assert said["fr"][0] == 503 and said["fr"][1]["code"] == "unavailable"
+    assert said["fr"][1]["message"].startswith("le serveur vérifie déjà autant de documents")
+
+
+@pytest.mark.parametrize("kind", [STREAM, POLL])
+def test_a_worker_holding_its_share_of_streams_answers_in_the_readers_language(app,
+                                                                              kind) -> None:
+    holds = Holds()
+    for lang in ("en", "it"):
+        with app.test_request_context(f"/?lang={lang}"):
+            with pytest.raises(TooManyRequests) as share:
+                holds.take(kind, "10.0.0.1", None, 0)
+            with pytest.raises(ServiceUnavailable) as worker:
+                holds.take(kind, "10.0.0.1", 0, None)
+            said = error_text(share.value.description), error_text(worker.value.description)
+        if lang == "en":
+            assert said[0] == (f"this address holds 0 {kind}s open on this worker already, as "
+                               "many as one address may; close one or try again later")
+            assert said[1] == ("this worker holds as many streams and long polls as it may; "
+                               "try again shortly")
+        else:
+            assert said[0].startswith("questo indirizzo tiene già aperti 0 ")
+            assert said[1].startswith("questo worker tiene aperti")
