@@ -6,9 +6,11 @@ messages, kept by count while each could hold a long game's every event, grew tw
 440 MiB). So each cache here has a bound that makes its worst case known: a count where every
 entry has about the same size, bytes where entries vary (`BytesLRU`), or the finite thing it is
 keyed by (the code's statements, the languages). The code that keeps a cache takes its bound
-from here; tests/service/test_caches.py finds every cache in service/, api/ and domain/ and fails
-on one not declared here (or declared and gone). The entries' measured sizes are in
-docs/performance.md ("What the caches cost").
+from here (a cache in domain/, which imports nothing outside it, would keep its number there and
+be declared here from it: still one number); tests/service/test_caches.py finds every cache in
+service/, api/ and domain/ and fails on one not declared here (or declared and gone), and builds
+each bounded by a count or bytes to check it keeps the bound declared. The entries' measured
+sizes are in docs/performance.md ("What the caches cost").
 """
 
 from __future__ import annotations

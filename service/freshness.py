@@ -11,8 +11,9 @@ the stored game. Reads never take it: a read right after a write sees it, whiche
 answers (tests/service/storage/test_serve.py). Trust holds only while the follower listens:
 when its connection drops, every command asks the store until it listens and has caught up.
 
-The versions heard of are bounded (`GAMES_HEARD`, the most recently changed games): a game
-forgotten here is dropped from the cache too, so it is never trusted on an old word.
+The versions heard of are bounded (service.caches.FRESHNESS, the most recently changed
+games): a game forgotten here is dropped from the cache too, so it is never trusted on an old
+word.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-GAMES_HEARD = 100_000  # games whose newest stored version is kept (~150 bytes each)
+from service.caches import FRESHNESS
+
 GAME_TOPICS = "domain."  # the games' event topics (as service/live.py)
 
 
@@ -31,7 +33,7 @@ class Freshness:
     """The newest stored version of each game changed lately, as the follower heard it."""
 
     def __init__(self, listening: Callable[[], bool], forget: Callable[[UUID], None],
-                 position: int, size: int = GAMES_HEARD) -> None:
+                 position: int, size: int = FRESHNESS.entries) -> None:
         self._listening = listening  # whether the follower hears every commit now
         self._forget = forget  # drops a game from the cache
         self._size = size

@@ -20,6 +20,7 @@ from domain.core.narration import tell
 from domain.core.visibility import sees_everything
 from domain.core.words import N_
 from service.access import Access, check_replay_open, seat_viewer
+from service.caches import REMATCHES
 from service.errors import GameNotFound
 from service.live import Live
 from service.logfilter import LogFilter
@@ -30,7 +31,6 @@ from service.seals import Seals, stamp
 from service.seats import with_bots
 
 EVENTS_PAGE_MAX = 1000
-REMATCHES_CACHED = 10_000  # games whose rematch a worker keeps (a link never changes)
 
 
 class Reads:
@@ -43,7 +43,7 @@ class Reads:
         self._live = live
         self._presence = presence
         self.seals = Seals(repository)  # whether a game's secrets are public (sealed forks)
-        self._rematches: LRUCache[UUID, UUID] = LRUCache(REMATCHES_CACHED)  # made once, kept
+        self._rematches: LRUCache[UUID, UUID] = LRUCache(REMATCHES.entries)  # never changed
 
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""

@@ -20,8 +20,8 @@ from uuid import UUID
 from eventsourcing.application import LRUCache
 
 from domain.core import Game, canonical
+from service.caches import RECEIPTS
 
-RECEIPTS_CACHE_SIZE = 10_000  # receipts a worker keeps signed
 FIELDS = ("game_id", "version", "hash", "key_id", "signature")
 
 
@@ -36,7 +36,7 @@ class Receipts:
     def __init__(self, sign: Callable[[bytes], str], key_id: str) -> None:
         self._sign = sign
         self._key_id = key_id
-        self._signed: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(RECEIPTS_CACHE_SIZE)
+        self._signed: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(RECEIPTS.entries)
         self._lock = Lock()
 
     def issue(self, game_id: UUID, version: int, hash_: str) -> dict[str, Any]:

@@ -21,10 +21,9 @@ from eventsourcing.application import AggregateNotFoundError, LRUCache
 from eventsourcing.domain import Aggregate, event
 
 from domain.core import Game
+from service.caches import REVEALED
 from service.errors import GameNotFound
 from service.repository import GameRepository, parse_game_id
-
-REVEALED_CACHE_SIZE = 10_000  # families a worker knows to be revealed
 
 
 class Family(Aggregate):
@@ -53,7 +52,7 @@ class Seals:
 
     def __init__(self, repository: GameRepository) -> None:
         self._repository = repository
-        self._revealed: LRUCache[str, bool] = LRUCache(REVEALED_CACHE_SIZE)
+        self._revealed: LRUCache[str, bool] = LRUCache(REVEALED.entries)
 
     def revealed(self, game: Game) -> bool:
         """Whether everybody may see everything about `game` now."""

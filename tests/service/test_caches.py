@@ -1,5 +1,7 @@
 """Every cache in the code is declared in service/caches.py, with its bound and the one way an
-entry goes (issue 21, item 4); the byte-bounded ones keep to their bound.
+entry goes (issue 21, item 4); the byte-bounded ones keep to their bound; and each cache bounded
+by a count or by bytes keeps the bound declared there (built with its defaults and filled past
+it), its code naming the declaration rather than a number of its own.
 
 A cache is found by how it is made: eventsourcing's LRUCache, an OrderedDict, our BytesLRU,
 functools' cache and lru_cache, a repository's `cache_maxsize`, sqlite3's `cached_statements`,
@@ -12,11 +14,24 @@ stored) are listed in NOT_CACHES, each with why.
 from __future__ import annotations
 
 import ast
+import importlib
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from uuid import uuid4
 
 import pytest
 
-from service.caches import CACHES, TAILS, BytesLRU, Cache
+from api.live import SharedMessages
+from domain.core import Game
+from service import caches as declared
+from service import internals, signing
+from service.app import Games
+from service.caches import ANNOUNCED, CACHES, FRESHNESS, MIRROR, TAILS, BytesLRU, Cache
+from service.freshness import Freshness
+from service.readmodels.projection import GameViews
+from service.receipts import Receipts
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("service", "api", "domain")
@@ -163,3 +178,149 @@ def test_a_bytes_lru_keeps_to_its_bytes():
     with pytest.raises(KeyError):
         cache.get(99)
     assert cache.bytes == sum(len(cache.get(k)) for k in range(50) if k in cache._entries)
+
+
+# -- each cache keeps the bound declared -------------------------------------------------------
+
+POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+BOUNDED = {name: cache for name, cache in vars(declared).items()
+           if isinstance(cache, Cache) and (cache.entries is not None or cache.bytes is not None)}
+
+
+@pytest.fixture(scope="module")
+def games():
+    app = Games(env=POPO)  # every default: the bounds as a worker keeps them
+    yield app
+    app.close()
+
+
+def fresh_games(cache: Cache) -> list:
+    """One more game id than `cache` may keep."""
+    assert cache.entries is not None
+    return [uuid4() for _ in range(cache.entries + 1)]
+
+
+def announced(games: Games) -> int:
+    games.live.announce((game_id, 1) for game_id in fresh_games(ANNOUNCED))
+    return len(games.live._known)
+
+
+def heard(_games: Games) -> int:
+    forgotten: list = []
+    freshness = Freshness(lambda: True, forgotten.append, 0)
+    notes = [SimpleNamespace(id=n, topic="domain.x", originator_id=game_id, originator_version=1)
+             for n, game_id in enumerate(fresh_games(FRESHNESS), 1)]
+    freshness.receive(notes)
+    assert forgotten == [notes[0].originator_id]  # the least recently heard, from the cache too
+    return len(freshness._newest)
+
+
+def mirrored(_games: Games) -> int:
+    views = GameViews(None)  # type: ignore[arg-type]  # _follow keeps its copies, no view
+    for game_id in fresh_games(MIRROR):
+        views._follow(SimpleNamespace(originator_id=game_id, originator_version=Game.INITIAL_VERSION,
+                                      mutate=lambda _: SimpleNamespace(finished=False)))
+    return len(views._mirror)
+
+
+def statements(games: Games, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    asked: list[int] = []
+
+    def connect(*args, **kwargs):
+        asked.append(kwargs["cached_statements"])
+        return sqlite3.connect(*args, **kwargs)
+
+    monkeypatch.setattr(internals, "sqlite3", SimpleNamespace(**{**vars(sqlite3), "connect": connect}))
+    on_file = Games(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                         "SQLITE_DBNAME": str(tmp_path / "games.sqlite"),
+                         "GRUFT_DATA_DIR": str(tmp_path)})
+    try:
+        on_file.recorder.select_notifications(start=1, limit=1)  # a connection, at least
+    finally:
+        on_file.close()
+    assert asked and len(set(asked)) == 1, asked
+    return asked[0]
+
+
+# what each bounded cache keeps, measured on the code as it is built
+KEPT: dict[str, Callable[..., int]] = {
+    "GAMES": lambda games: games.repository.cache.maxsize,
+    "TAILS": lambda games: games.delivery._tails.bound,
+    "STREAM_MESSAGES": lambda games: SharedMessages()._texts.bound,
+    "ANNOUNCED": announced,
+    "FRESHNESS": heard,
+    "REMATCHES": lambda games: games.reads._rematches.maxsize,
+    "RECEIPTS": lambda games: Receipts(lambda data: "sig", "key")._signed.maxsize,
+    "REVEALED": lambda games: games.reads.seals._revealed.maxsize,
+    "CREDENTIALS": lambda games: games.access._credentials.maxsize,
+    "BOT_SEATS": lambda games: games.access._bot_seats.maxsize,
+    "KEY_IDS": lambda games: signing.key_id.cache_info().maxsize,
+    "MIRROR": mirrored,
+    "STATEMENTS": statements,
+}
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_each_cache_keeps_the_bound_declared(name, games, tmp_path, monkeypatch):
+    assert name in KEPT, f"{name}: say in KEPT how the bound its code keeps is measured"
+    cache, measure = BOUNDED[name], KEPT[name]
+    extra = {"tmp_path": tmp_path, "monkeypatch": monkeypatch} if measure is statements else {}
+    assert measure(games, **extra) == (cache.entries if cache.bytes is None else cache.bytes)
+
+
+OPERATORS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
+             ast.LShift: int.__lshift__, ast.Pow: int.__pow__}
+
+
+def whole_number(node: ast.AST) -> int | None:
+    """The integer an expression of integer literals is (`8 << 20`), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        left, right = whole_number(node.left), whole_number(node.right)
+        if left is not None and right is not None:
+            return OPERATORS[type(node.op)](left, right)
+    return None
+
+
+def imports_of(module: str) -> dict[str, set[str]]:
+    """The names `module` imports, by the module they come from."""
+    tree = ast.parse(Path(importlib.import_module(module).__file__).read_text())
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.setdefault(node.module, set()).update(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_the_code_keeping_a_cache_names_its_declaration_not_a_number(name):
+    """Its module imports the declaration (a setting's default is set from it in
+    service/settings.py) and holds no number of its own equal to the bound. domain/ imports
+    nothing outside it: a cache there keeps its number, and service/caches.py declares it from
+    that."""
+    cache = BOUNDED[name]
+    module = cache.where.split(":")[0]
+    if module.startswith("domain."):
+        assert module in imports_of("service.caches"), f"declare {name} from {module}'s number"
+        return
+    reader = "service.settings" if cache.setting else module
+    assert name in imports_of(reader).get("service.caches", set()), (
+        f"{reader} does not take the bound of {name} from service.caches")
+    bound = cache.entries if cache.bytes is None else cache.bytes
+    source = Path(importlib.import_module(module).__file__).read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            assert whole_number(node.value) != bound, (
+                f"{module}:{target_name(node)} = {bound} beside service.caches.{name}")
+
+
+def test_the_games_setting_changes_their_bound():
+    # (its default, the declared bound, is measured above)
+    for setting, kept in (("7", 7), ("", None)):  # None: no cache
+        app = Games(env={**POPO, "AGGREGATE_CACHE_MAXSIZE": setting})
+        try:
+            cache = app.repository.cache
+            assert (None if cache is None else cache.maxsize) == kept, setting
+        finally:
+            app.close()
