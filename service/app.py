@@ -150,11 +150,12 @@ class Games(SaveHooks):
 
     def construct_repository(self) -> GameRepository:
         """The repository with a per-worker cache that is forwarded by copy, never in place."""
-        maxsize = self.env.get(self.AGGREGATE_CACHE_MAXSIZE)
+        maxsize = int(self.env.get(self.AGGREGATE_CACHE_MAXSIZE) or 0)  # service.caches.GAMES
         return GameRepository(
             event_store=self.events,
             snapshot_store=self.snapshots,
-            cache_maxsize=int(maxsize) if maxsize else None,
+            # no cache at 0 (or empty), where eventsourcing would keep every game read
+            cache_maxsize=maxsize if maxsize > 0 else None,
             # Always, whatever AGGREGATE_CACHE_FASTFORWARD and DEEPCOPY_FROM_AGGREGATE_CACHE
             # say: a cache not forwarded goes stale when another worker writes (its commands
             # would then conflict forever), and a command run on the cached game itself would

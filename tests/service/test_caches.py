@@ -315,9 +315,9 @@ def test_the_code_keeping_a_cache_names_its_declaration_not_a_number(name):
                 f"{module}:{target_name(node)} = {bound} beside service.caches.{name}")
 
 
-def test_the_games_setting_changes_their_bound():
+def test_the_games_setting_changes_their_bound_and_never_unbinds_it():
     # (its default, the declared bound, is measured above)
-    for setting, kept in (("7", 7), ("", None)):  # None: no cache
+    for setting, kept in (("7", 7), ("", None), ("0", None), ("-1", None)):  # None: no cache
         app = Games(env={**POPO, "AGGREGATE_CACHE_MAXSIZE": setting})
         try:
             cache = app.repository.cache
