@@ -12,9 +12,16 @@ NOTIFY and the INSERT, waits for their answers, then sends COMMIT: the lock is h
 round trips and whatever the worker's Python does in between (under load, waiting for the GIL
 while other threads run), and every other writer of every worker and server queues behind it.
 Here one call of a function the recorder creates (``gruft_insert_events``) does all of it in
-the implicit transaction of a single statement: the lock is taken, the rows inserted, and the
-transaction committed inside the server, in the time the database itself needs. The NOTIFY that
-wakes the log followers is sent after the commit, by a thread of its own (`Notifier`).
+the implicit transaction of a single statement: the lock is taken, the rows inserted, the
+NOTIFY that wakes the log followers queued, and the transaction committed inside the server,
+in the time the database itself needs.
+
+The NOTIFY is delivered at the commit, so another worker's follower hears of a write before
+its writer has answered: the next command, whichever worker takes it, mostly finds that
+worker's copy of the game already brought up to date (service/freshness.py). PostgreSQL
+commits notifying transactions one at a time in the whole cluster; those of one installation
+are one at a time already (the table's lock), so this costs nothing more unless several
+installations share one PostgreSQL (docs/deployment.md).
 
 It also refuses a gap in a game's versions: the first new event of each aggregate must follow
 its last stored one (or be its first). Optimistic concurrency is unchanged: a version already
@@ -27,10 +34,6 @@ worker's stale copy (service/freshness.py) never waits for other writers to be r
 
 from __future__ import annotations
 
-import logging
-import os
-import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,9 +46,7 @@ from service.gaps import GAP_MESSAGE
 
 FUNCTION = "gruft_insert_events"
 SYNCHRONOUS_COMMIT = ("on", "off")
-GAP_STATE = "23514"
-RETRY_SECONDS = 1.0  # after a failed NOTIFY
-log = logging.getLogger("gruft.storage")  # check_violation: the driver raises it as an integrity error
+GAP_STATE = "23514"  # check_violation: the driver raises it as an integrity error
 
 
 class GamesRecorder(PostgresApplicationRecorder):
@@ -66,29 +67,28 @@ class GamesRecorder(PostgresApplicationRecorder):
             "CREATE OR REPLACE FUNCTION {schema}.{function}("
             " ids {kind}[], versions bigint[], topics text[], states bytea[], durable text)"
             " RETURNS SETOF bigint LANGUAGE plpgsql AS $body$"
-            " DECLARE gap record;"
+            " DECLARE game record; last bigint;"
             " BEGIN"
-            # Before the lock (as little as possible is done holding it): the first new event
-            # of each aggregate follows a stored one (or is its first), so a game's versions
-            # never skip. Stored rows never go, so what is found here is there after the lock.
-            "  SELECT n.id, n.version INTO gap"
-            "   FROM (SELECT u.id, min(u.version) AS version"
-            "         FROM unnest(ids, versions) AS u(id, version) GROUP BY u.id) AS n"
-            "   WHERE n.version > 1 AND NOT EXISTS (SELECT 1 FROM {schema}.{table} AS e"
-            "    WHERE e.originator_id = n.id AND e.originator_version = n.version - 1)"
-            "   LIMIT 1;"
-            "  IF FOUND THEN"
-            "   RAISE EXCEPTION 'version % of % {gap_message}',"
-            "    gap.version, gap.id USING ERRCODE = {gap_state};"
-            "  END IF;"
-            # A version already stored (a lost race, or a worker's stale copy): refused here
-            # without waiting for the lock, as the unique key would refuse it after.
-            "  PERFORM 1 FROM unnest(ids, versions) AS u(id, version)"
-            "   WHERE EXISTS (SELECT 1 FROM {schema}.{table} AS e"
-            "    WHERE e.originator_id = u.id AND e.originator_version = u.version);"
-            "  IF FOUND THEN"
-            "   RAISE EXCEPTION 'a version is already stored' USING ERRCODE = 'unique_violation';"
-            "  END IF;"
+            # Before the lock (as little as possible is done holding it), one probe of the
+            # index per game: its first new event must follow its last stored one (or be its
+            # first). A game's stored versions are 1 to its last, without a gap (this check
+            # keeps them so, and stored rows never go), so a version already stored is one
+            # this probe finds too: a lost race, or a worker's stale copy
+            # (service/freshness.py), refused here without waiting for the lock, as the
+            # unique key would refuse it after.
+            "  FOR game IN SELECT u.id, min(u.version) AS first"
+            "   FROM unnest(ids, versions) AS u(id, version) GROUP BY u.id LOOP"
+            "   SELECT e.originator_version INTO last FROM {schema}.{table} AS e"
+            "    WHERE e.originator_id = game.id"
+            "    ORDER BY e.originator_version DESC LIMIT 1;"
+            "   IF coalesce(last, 0) >= game.first THEN"
+            "    RAISE EXCEPTION 'a version is already stored' USING ERRCODE = 'unique_violation';"
+            "   END IF;"
+            "   IF coalesce(last, 0) < game.first - 1 THEN"
+            "    RAISE EXCEPTION 'version % of % {gap_message}',"
+            "     game.first, game.id USING ERRCODE = {gap_state};"
+            "   END IF;"
+            "  END LOOP;"
             "  IF durable <> 'on' THEN"
             "   PERFORM set_config('synchronous_commit', durable, true);"
             "  END IF;"
@@ -96,6 +96,8 @@ class GamesRecorder(PostgresApplicationRecorder):
             # eventsourcing's ordering of the log: one inserting transaction at a time, from
             # its first id drawn to its commit, so ids are committed in the order drawn.
             "  LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
+            # delivered at the commit, to this schema's followers alone
+            "  PERFORM pg_notify({channel}, '');"
             "  RETURN QUERY INSERT INTO {schema}.{table}"
             "   (originator_id, originator_version, topic, state)"
             "   SELECT * FROM unnest(ids, versions, topics, states)"
@@ -105,8 +107,8 @@ class GamesRecorder(PostgresApplicationRecorder):
                 lock_timeout=SQL("  SET LOCAL lock_timeout = {0};").format(
                     Literal(f"{datastore.lock_timeout}s")) if datastore.lock_timeout else SQL(""),
                 gap_state=Literal(GAP_STATE),
+                channel=Literal(self.channel_name),
                 gap_message=SQL(GAP_MESSAGE)))
-        self.notifier = Notifier(datastore, self.channel_name)
         self.insert_statement = SQL(
             "SELECT * FROM {schema}.{function}(%s::{kind}[], %s::bigint[], %s::text[],"
             " %s::bytea[], %s)").format(schema=schema, function=Identifier(FUNCTION), kind=kind)
@@ -124,7 +126,6 @@ class GamesRecorder(PostgresApplicationRecorder):
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self.insert_statement, columns, prepare=True)
             ids = [row[FUNCTION] for row in curs.fetchall()]
-        self.notifier.notify()
         return ids
 
 
@@ -136,60 +137,3 @@ def channel_name(schema: str, table: str) -> str:
     import hashlib
 
     return f"gruft_{hashlib.sha256(name.encode()).hexdigest()[:32]}"
-
-
-class Notifier:
-    """Sends the NOTIFY that wakes the log followers, from a thread of its own, after commits.
-
-    Not in the inserting transaction, as eventsourcing does: PostgreSQL serialises the commits of
-    every transaction that notifies, in the whole cluster, under one lock held until the commit
-    is flushed; in the insert it would hold the events table's lock through other notifiers'
-    commits. The followers read by position, so a notice may cover several commits (those
-    stored while one is being sent are covered by the next), and one lost with a crashed worker
-    is made up by their reads every few seconds (service/follower.py, FALLBACK_SECONDS).
-    """
-
-    def __init__(self, datastore: PostgresDatastore, channel: str) -> None:
-        self._datastore = datastore
-        self._statement = SQL("NOTIFY {0}").format(Identifier(channel))
-        self._wanted = threading.Event()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-        self._closed = False
-
-    def notify(self) -> None:
-        """Have a NOTIFY sent soon (after this commit)."""
-        if self._closed:
-            return
-        self._wanted.set()
-        thread = self._thread
-        if thread is None or self._pid != os.getpid() or not thread.is_alive():
-            self._start()
-
-    def _start(self) -> None:
-        with self._lock:
-            thread = self._thread
-            if thread is not None and self._pid == os.getpid() and thread.is_alive():
-                return
-            self._pid = os.getpid()
-            self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-notifier")
-            self._thread.start()
-
-    def close(self) -> None:
-        """Stop the thread (before the datastore closes)."""
-        self._closed = True
-        self._wanted.set()
-
-    def _run(self) -> None:
-        while not self._closed:
-            self._wanted.wait()
-            self._wanted.clear()
-            if self._closed:
-                return
-            try:
-                with self._datastore.get_connection() as conn:
-                    conn.execute(self._statement)
-            except Exception as exc:  # the followers' own reads make up for it
-                log.warning("notifier: NOTIFY failed: %s", exc)
-                time.sleep(RETRY_SECONDS)

@@ -138,8 +138,10 @@ class ReadModelView:
     def apply(self, updates: Sequence[GameUpdate], tracking: Tracking) -> None:
         """Apply game events in log order and record the position `tracking`, atomically."""
         with self._transaction(commit=True) as c:
+            moved: dict[Any, tuple[int, Any]] = {}
             for update in updates:
-                self.apply_in(c, update)
+                self.apply_in(c, update, moved)
+            self._moved(c, moved)
             insert_tracking(self, c, tracking)
 
     @contextmanager
@@ -149,14 +151,18 @@ class ReadModelView:
         with self._transaction(commit=True) as c:
             yield lambda update: self.apply_in(c, update)
 
-    def apply_in(self, c: Any, update: GameUpdate) -> None:
-        """The statements of one game event, inside the caller's transaction."""
+    def apply_in(self, c: Any, update: GameUpdate,
+                 moved: dict[Any, tuple[int, Any]] | None = None) -> None:
+        """The statements of one game event, inside the caller's transaction. With `moved`,
+        a game's new version and time are kept there for `_moved` to write once per game:
+        a batch holds several events of a game (most commands store more than one), and no
+        other statement reads them."""
         if update.players is not None:
             self._created(c, update)
+        elif moved is not None:
+            moved[update.game_id] = (update.version, update.at)
         else:
-            c.execute(self.sql("UPDATE {games} SET version = %s, updated_at = %s "
-                               "WHERE game_id = %s"),
-                      (update.version, update.at, update.game_id))
+            self._moved(c, {update.game_id: (update.version, update.at)})
         for player, metric, value in update.samples:
             c.execute(self.sql(
                 "INSERT INTO {samples} (game_id, player, metric, total, samples) "
@@ -167,6 +173,15 @@ class ReadModelView:
             self._aborted(c, update)
         elif update.finished:
             self._finished(c, update)
+
+    def _moved(self, c: Any, moved: dict[Any, tuple[int, Any]]) -> None:
+        """Each game's newest version and when it was stored."""
+        statement = self.sql("UPDATE {games} SET version = %s, updated_at = %s WHERE game_id = %s")
+        rows = [(version, at, game_id) for game_id, (version, at) in moved.items()]
+        if len(rows) == 1:
+            c.execute(statement, rows[0])
+        elif rows:
+            c.executemany(statement, rows)
 
     def _created(self, c: Any, update: GameUpdate) -> None:
         players, position = update.players or [], update.position

@@ -51,6 +51,31 @@ def test_a_command_on_a_game_heard_of_reads_nothing_from_the_store(two):
     assert len(sent) == 1 and "gruft_insert_events" in sent[0]
 
 
+def test_another_worker_s_command_reaches_this_worker_s_copy_through_the_follower(two):
+    first, second = two
+    game_id, game = vampiring(first)
+    second.game(game_id)  # cached there, at the game's version
+    first.command(game_id, HOST, move_of(game, "Ann"))
+    heard(second)
+    # the follower applied the stored event to second's copy: its command asks the store nothing
+    assert second.repository.cache.get(game_id).version == game.version + 1
+    sent = statements_of(second.recorder, lambda: second.command(game_id, HOST,
+                                                                move_of(game, "Ben")))
+    assert len(sent) == 1 and "gruft_insert_events" in sent[0]
+    assert len(check_log(first, game_id)) == game.version + 2
+
+
+def test_a_copy_the_follower_s_events_do_not_reach_is_dropped(two):
+    first, _ = two
+    game_id, game = vampiring(first)
+    beyond = SimpleNamespace(id=10**6, topic="domain.x:Game.Moved", originator_id=game_id,
+                             originator_version=game.version + 2, state=b"{}")
+    first.repository.follow(game_id, [beyond])  # its version + 1 was never heard of
+    with pytest.raises(KeyError):
+        first.repository.cache.get(game_id)
+    assert first.game(game_id).version == game.version  # read again from the store
+
+
 def test_reads_still_ask_the_store(two):
     first, second = two
     game_id, game = vampiring(first)

@@ -25,8 +25,8 @@ def games(postgres_env) -> Games:
 
 
 def statements_of(recorder, action) -> list[str]:
-    """The statements `action` sends from this thread (the follower's and the notifier's
-    threads send theirs meanwhile)."""
+    """The statements `action` sends from this thread (the follower's thread sends its own
+    meanwhile)."""
     import psycopg
 
     sent: list[str] = []
