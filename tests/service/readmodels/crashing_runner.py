@@ -20,10 +20,10 @@ applied = 0
 original = ReadModelView.apply_in
 
 
-def apply_in_then_die(self, c, update):  # noqa: ANN001, ANN201 - a test double
+def apply_in_then_die(self, c, update, *batch):  # noqa: ANN001, ANN002, ANN201 - a test double
     """Run the event's statements; at the n-th, report it and die before the commit."""
     global applied
-    original(self, c, update)
+    original(self, c, update, *batch)
     applied += 1
     if applied == crash_at:
         print(f"dying at {update.position} {update.game_id} {update.version}", flush=True)
