@@ -138,15 +138,14 @@ class GamesRecorder(PostgresApplicationRecorder):
             ids = [row[FUNCTION] for row in curs.fetchall()]
         return ids
 
-
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
                              topics: Sequence[str] = (), *, inclusive_of_start: bool = True
                              ) -> Sequence[Notification]:
         """eventsourcing's, with the log followers' question (what came after a position) as
         one statement built once and rows read as tuples: the followers of every worker ask it
-        after each commit (measured: composing the statement and building a dict per row were
-        most of the follower's own time on PostgreSQL, docs/performance.md)."""
+        after each commit (sampled: composing the statement and building a dict per row were a
+        good part of the follower's reading on PostgreSQL, docs/performance.md)."""
         if start is None or inclusive_of_start or stop is not None or topics:
             return super().select_notifications(start, limit, stop, topics,
                                                 inclusive_of_start=inclusive_of_start)
