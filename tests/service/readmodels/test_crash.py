@@ -26,12 +26,29 @@ def second_views(populated, tmp_path, request):
     return {**populated.env, "READMODELS_POSTGRES_SCHEMA": schema}
 
 
+CHILDREN: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_child_left():
+    """A test that fails before its runner dies (a timeout, an assertion) leaves no runner
+    polling the store after it: once seen, two kept a test machine busy for half an hour."""
+    yield
+    while CHILDREN:
+        proc = CHILDREN.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def child(env: dict[str, str], *args: str) -> subprocess.Popen:
     """A Python subprocess in the repository with `env` as its storage settings."""
     full = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     argv = list(args) if args[0] == GRUFT else [sys.executable, *args]
-    return subprocess.Popen(argv, cwd=ROOT, env=full, text=True,
+    proc = subprocess.Popen(argv, cwd=ROOT, env=full, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    CHILDREN.append(proc)
+    return proc
 
 
 def views_of(env: dict[str, str]) -> tuple[dict, int]:
