@@ -152,6 +152,12 @@ class Presence:
 
     def present(self, game_id: UUID, players: list[str]) -> list[str]:
         """The seats of `players` with the game open now, in seat order."""
+        # A worker with no stream open of its own still answers for the others': reading the
+        # shared rows starts with the first question, not only with its first stream (seen:
+        # one worker of two answering "nobody" for a minute while the other held the stream).
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            self._ensure_thread()
         seats = self._seats(game_id)
         return [p for p in players if p in seats]
 
