@@ -46,6 +46,7 @@ LISTEN_SLICE = 0.05  # a PostgreSQL follower looks for a nudge this often while 
 IDLE_SECONDS = 1.0  # a follower of an in-memory store reads this often without a nudge
 RETRY_SECONDS = 1.0  # after a store error or a failing subscriber, tried again this late
 PAGE = 500  # notifications read at a time
+UNSUBSCRIBE_WAIT = 30.0  # the longest an unsubscribing caller waits for a `receive` under way
 STUCK_SECONDS = 30.0  # a follower with subscribers that ends no round for this long is stuck
 
 
@@ -66,6 +67,8 @@ class Follower:
         self._poll = poll
         self.kind = follower_kind(recorder)
         self._lock = threading.Lock()
+        self._handed = threading.Condition(self._lock)  # signalled when a `receive` returns
+        self._receiving: tuple[Subscriber, int] | None = None  # whose `receive` runs, in which thread
         self._subscribers: list[Subscriber] = []
         self._retry_at: dict[int, float] = {}  # id(subscriber) -> when it is tried again
         self._nudged = threading.Event()
@@ -96,6 +99,12 @@ class Follower:
                 if subscriber in self._subscribers:
                     self._subscribers.remove(subscriber)
                     self._retry_at.pop(id(subscriber), None)
+                # A call under way ends first: the caller may close what `receive` uses (the
+                # views' SQLite connection, closed under a running statement, crashed the
+                # process).
+                self._handed.wait_for(lambda: self._receiving is None or (
+                    self._receiving[0] is not subscriber
+                    or self._receiving[1] == threading.get_ident()), timeout=UNSUBSCRIBE_WAIT)
 
         return unsubscribe
 
@@ -233,6 +242,7 @@ class Follower:
             with self._lock:
                 if subscriber not in self._subscribers:
                     continue  # unsubscribed during this round
+                self._receiving = (subscriber, threading.get_ident())
             try:
                 subscriber.receive(notes)
             except Exception:  # one subscriber's failure must not stop the others
@@ -243,6 +253,10 @@ class Follower:
             else:
                 self._retry_at.pop(id(subscriber), None)
                 moved = moved or subscriber.position > before
+            finally:
+                with self._lock:
+                    self._receiving = None
+                    self._handed.notify_all()
         return moved
 
 

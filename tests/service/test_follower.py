@@ -160,3 +160,36 @@ def test_one_follower_per_application_and_no_other_reader_of_the_log():
     # `gruft archive` listing every game once.
     assert sorted(readers) == ["bots/clocks.py", "bots/seats.py", "replays/archive.py",
                                "service/gamelog.py"]
+
+
+class Blocking(Recorder):
+    """A subscriber whose `receive` waits until it is let go (a statement still running)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = threading.Event()
+        self.release = threading.Event()
+        self.returned = threading.Event()
+
+    def receive(self, notifications) -> None:
+        self.inside.set()
+        self.release.wait(60)
+        super().receive(notifications)
+        self.returned.set()
+
+
+def test_unsubscribing_waits_for_a_receive_under_way(games):
+    # The read models close their views' connection right after unsubscribing: closing an
+    # SQLite connection under a running statement crashed the process (seen in CI).
+    blocking = Blocking()
+    unsubscribe = games.follower.subscribe(blocking)
+    store_some(games, 1)
+    assert blocking.inside.wait(60), "the follower hands the subscriber what was stored"
+    seen = []  # whether receive() had returned when unsubscribe() did
+    waiter = threading.Thread(target=lambda: (unsubscribe(), seen.append(
+        blocking.returned.is_set())))
+    waiter.start()
+    waiter.join(0.2)  # a moment for unsubscribe() to return early, were it to
+    blocking.release.set()
+    waiter.join(60)
+    assert seen == [True]
