@@ -57,13 +57,25 @@ def value(metrics: dict, name: str, **labels: str) -> float:
     return metrics.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
+def new_game(port: int) -> tuple[str, dict[str, str]]:
+    """A VampiRing game of two seats: its id and the seats' tokens."""
+    status, created = call(port, "POST", "/games", {
+        "game": "vampiring", "players": ["A", "B"], "options": {"max_turns": 20}})
+    assert status == 201, created
+    return created["game_id"], created["player_tokens"]
+
+
 def play(port: int, game: str, tokens: dict[str, str], enough: Callable[[], bool]
-         ) -> tuple[int, int]:
+         ) -> tuple[int, int, str, dict[str, str]]:
     """Accepted commands and some refused ones (the first seat of a turn moves again: VR-4)
-    until `enough`; answers (accepted, refused)."""
+    until `enough`, in new games when one is over (the kernel may hand one worker the
+    connections of a whole game); answers (accepted, refused) and the game played last."""
     accepted = refused = 0
     while not enough():
         view = call(port, "GET", f"/games/{game}")[1]
+        if not view["to_act"]:
+            game, tokens = new_game(port)
+            continue
         player = view["to_act"][0]
         move = call(port, "GET", f"/games/{game}/legal-moves", token=tokens[player])[1]
         path = f"/games/{game}/commands"
@@ -74,7 +86,7 @@ def play(port: int, game: str, tokens: dict[str, str], enough: Callable[[], bool
             status, answer = call(port, "POST", path, move["moves"][0], tokens[player])
             assert status == 422 and answer["error"]["rule"] == "VR-4", answer
             refused += 1
-    return accepted, refused
+    return accepted, refused, game, tokens
 
 
 def test_metrics_are_summed_over_two_workers(sqlite_env, tmp_path):
@@ -83,14 +95,11 @@ def test_metrics_are_summed_over_two_workers(sqlite_env, tmp_path):
     (folder / "counter_1.db").write_bytes(b"an earlier run's counts")  # must not count again
     env = {**sqlite_env, "PROMETHEUS_MULTIPROC_DIR": str(folder)}
     with served_gruft(env, tmp_path / "serve.log", workers=2) as port, ExitStack() as held:
-        status, created = call(port, "POST", "/games", {
-            "game": "vampiring", "players": ["A", "B"], "options": {"max_turns": 20}})
-        assert status == 201, created
-        game, tokens = created["game_id"], created["player_tokens"]
+        game, tokens = new_game(port)
         assert not (folder / "counter_1.db").exists()
         # Commands over connections of their own, until each worker has counted some (the
         # kernel spreads connections over the workers).
-        accepted, refused = play(port, game, tokens, lambda: sum(
+        accepted, refused, game, tokens = play(port, game, tokens, lambda: sum(
             1 for n in commands_by_process(folder, tmp_path) if n) >= 2)
         assert refused > 0 and sum(commands_by_process(folder, tmp_path)) == accepted
         # Check every scrape, whichever worker answers it, sums what both counted.
