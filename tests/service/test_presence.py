@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from service import Games
 from tests.kit import wait_until
-from tests.service.storage.kit import new_game
+from tests.service.storage.kit import new_game, two_applications
 
 
 @pytest.fixture
 def two(storage_env):
-    apps = [Games(env=storage_env), Games(env=storage_env)]
-    yield apps
-    for app in apps:
-        app.close()
+    yield from two_applications(storage_env)
 
 
 def test_a_process_without_streams_sees_the_others_present(two):

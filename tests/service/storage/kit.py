@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -19,6 +19,17 @@ from service.errors import Conflict
 from tests.kit import SHORT_OPTIONS, seats
 
 BARRIER_TIMEOUT = 30  # seconds; a racer stuck this long is a failure, not a hang
+
+
+def two_applications(env: dict[str, str]) -> Iterator[list[Games]]:
+    """Two Applications on one store, as two workers or servers hold it; closed afterwards
+    (a fixture's body: `yield from two_applications(env)`)."""
+    apps = [Games(env=env), Games(env=env)]
+    try:
+        yield apps
+    finally:
+        for app in apps:
+            app.close()
 
 
 def new_game(games: Games, key: str, seed: int | str = 1) -> UUID:

@@ -14,16 +14,13 @@ from service import Games
 from service.errors import Conflict
 from service.freshness import Freshness
 from tests.kit import wait_until
-from tests.service.storage.kit import check_log, new_game
+from tests.service.storage.kit import check_log, new_game, two_applications
 from tests.service.storage.test_postgres_writes import statements_of
 
 
 @pytest.fixture
 def two(postgres_env):
-    apps = [Games(env=postgres_env), Games(env=postgres_env)]
-    yield apps
-    for app in apps:
-        app.close()
+    yield from two_applications(postgres_env)
 
 
 def heard(app: Games) -> None:
