@@ -53,6 +53,12 @@ def play(port: int, games: list[dict[str, Any]], seed: int, moved: list[int],
             moved.append(1)
 
 
+def any_finished(port: int, games: list[dict[str, Any]]) -> bool:
+    """Whether one of `games` is finished (the leaderboards count finished games only)."""
+    return any(call(port, "GET", f"/games/{g['game_id']}")[1]["status"] == "finished"
+               for g in games)
+
+
 def figures(db: Path, data: Path) -> dict[str, Any]:
     """The read models of a SQLite store, built afresh from its log: leaderboards and every
     player's statistics; and every game's export, verified against the store's key."""
@@ -100,8 +106,10 @@ def test_the_drill_backup_under_load_then_restore_into_a_fresh_store(sqlite_env,
         for client in clients:
             client.start()
         try:
-            # Check a backup taken while the clients play is a store as it stood at one moment.
-            wait_until(lambda: len(moved) >= 60, "the clients to have played 60 commands")
+            # Check a backup taken while the clients play is a store as it stood at one moment,
+            # one in which a game is finished, so the leaderboards compared below are not empty.
+            wait_until(lambda: len(moved) >= 60 and any_finished(port, made),
+                       "the clients to have played 60 commands and finished a game", every=0.1)
             backup = tmp_path / "backup.sqlite"
             done = gruft("backup", str(backup), env=sqlite_env)
             assert done.returncode == 0, done.stderr
