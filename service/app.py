@@ -217,8 +217,7 @@ class Games(SaveHooks):
             stop()
         self.live.close()
         self.presence.close()
-        self.follower.close()
-        super().close()
+        self.follower.close(then=super().close)
 
     # -- writing --------------------------------------------------------------------------
 

@@ -74,6 +74,7 @@ class Follower:
         self._nudged = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._then: Callable[[], None] | None = None  # close() from this thread: at its end
         self._pid = os.getpid()
         # How it is doing (GET /readyz, GET /metrics): the furthest any subscriber has taken,
         # when a round last ended, and when one last found nothing more to hand on.
@@ -141,13 +142,22 @@ class Follower:
                     "that does not return, or a store that does not answer)")
         return None
 
-    def close(self) -> None:
-        """Stop the thread (a call under way finishes first)."""
+    def close(self, then: Callable[[], None] | None = None) -> None:
+        """Stop the thread (a call under way finishes first), then call `then` (which closes
+        the store). Called from the follower's own thread (an Application let go and
+        collected there, in the middle of a query), `then` waits until the thread's loop has
+        ended: SQLite's library crashes the process when a connection is closed under a
+        statement still being read."""
         self._stop.set()
         self._nudged.set()
         thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
+        if thread is not None and thread is threading.current_thread():
+            self._then = then
+            return
+        if thread is not None:
             thread.join(30)  # a query may wait out SQLITE_LOCK_TIMEOUT: never close under it
+        if then is not None:
+            then()
 
     # -- the thread ------------------------------------------------------------------------
 
@@ -164,6 +174,14 @@ class Follower:
             self._thread.start()
 
     def _run(self) -> None:
+        try:
+            self._follow()
+        finally:
+            then, self._then = self._then, None
+            if then is not None:
+                then()
+
+    def _follow(self) -> None:
         while not self._stop.is_set():
             try:
                 if self.kind == "postgres":

@@ -193,3 +193,28 @@ def test_unsubscribing_waits_for_a_receive_under_way(games):
     blocking.release.set()
     waiter.join(60)
     assert seen == [True]
+
+
+def test_an_application_closed_from_its_followers_thread_closes_its_store_after_the_round(
+        games, monkeypatch):
+    # An Application let go is collected in whichever thread the collector runs in; in its
+    # follower's own thread, between a query's statement and its rows, closing the store there
+    # and then crashed the process (SQLite; seen in CI). Its store closes once the thread ends.
+    order = []
+
+    class ClosingSubscriber(Recorder):
+        def receive(self, notifications) -> None:
+            super().receive(notifications)
+            games.close()  # what Application.__del__ does when collected in this thread
+            order.append("receive returned")
+
+    real_close = games.factory.close
+    monkeypatch.setattr(games.factory, "close", lambda: (order.append("store closed"),
+                                                         real_close()))
+    store_some(games, 1)
+    closing = ClosingSubscriber()
+    games.follower.subscribe(closing)
+    thread = games.follower._thread
+    wait_until(lambda: not thread.is_alive(), "the follower's thread to end")
+    assert order == ["receive returned", "store closed"]
+    assert closing.ids  # the round it closed in was handed over first
