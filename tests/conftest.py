@@ -68,10 +68,18 @@ def storage_env(request) -> dict[str, str]:
     return request.getfixturevalue(f"{request.param}_env")
 
 
+def close_app(app) -> None:
+    """Close what a Flask app of create_app holds: its Application, whose log follower polls
+    until then, and with it the read models' runner and connections."""
+    app.extensions["gruft"].close()
+
+
 @pytest.fixture
 def app(sqlite_env):
-    """The Flask app on a fresh SQLite file."""
-    return create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    """The Flask app on a fresh SQLite file, closed afterwards."""
+    made = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    yield made
+    close_app(made)
 
 
 @pytest.fixture
@@ -83,9 +91,6 @@ def client(app):
 @pytest.fixture
 def any_store_client(storage_env):
     """A test client on SQLite and, in a second run of the test, on PostgreSQL."""
-    from service.readmodels import read_models
-
     app = create_app({"TESTING": True, "GRUFT_ENV": storage_env})
     yield app.test_client()
-    read_models(app.extensions["gruft"]).close()  # its runner holds connections too
-    app.extensions["gruft"].close()
+    close_app(app)

@@ -260,6 +260,7 @@ class ReadModels:
         self.app_name = games.name
         self.embedded = EmbeddedRunner(games, self.env) if self.mode == "embedded" else None
         self._stalled_at: int | None = None
+        games.at_close(self.close)  # the views' connections close with the Application
 
     def position(self) -> int:
         """The last event the views include."""
