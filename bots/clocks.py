@@ -130,15 +130,20 @@ class ClockRunner:
         """Note the clocked games `notifications` begin or change (from the follower)."""
         games = self._games()
         now = time.monotonic()
+        noted = False
         with self._lock:
             for note in notifications:
                 if note.topic == CLOCKED_TOPIC and games is not None:
                     game_id = games.mapper.to_domain_event(note).game_id
                     self.active.add(game_id)
-                    self._due[game_id] = now
                 elif note.originator_id in self.active:
-                    self._due[note.originator_id] = now  # its deadlines may have moved
-        self._wake.set()
+                    game_id = note.originator_id  # its deadlines may have moved
+                else:
+                    continue
+                self._due[game_id] = now
+                noted = True
+        if noted:  # the runner's thread wakes for clocked games only, not for every command
+            self._wake.set()
 
     def step(self) -> float | None:
         """Meet the deadlines that are due; the seconds until the next look (None when the

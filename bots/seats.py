@@ -150,19 +150,24 @@ class BotRunner:
     def noted(self, notifications: Sequence[Any], mapper: Any) -> None:
         """Note the bot games that `notifications` begin or change (from the follower)."""
         later = time.monotonic() + self.delay
+        noted = False
         with self._lock:
             for notification in notifications:
                 if notification.topic == ASSIGNED_TOPIC:
                     game_id, seats = self._assigned(mapper, notification)
                     self.active[game_id] = seats
-                    self._due.setdefault(game_id, later)
                 elif notification.topic in HANDED_TOPICS:
                     # a seat handed to a bot (or back): the game's state says which seats
-                    self.active.setdefault(notification.originator_id, {})
-                    self._due.setdefault(notification.originator_id, later)
+                    game_id = notification.originator_id
+                    self.active.setdefault(game_id, {})
                 elif notification.originator_id in self.active:
-                    self._due.setdefault(notification.originator_id, later)
-        self._wake.set()
+                    game_id = notification.originator_id
+                else:
+                    continue
+                self._due.setdefault(game_id, later)
+                noted = True
+        if noted:  # the runner's thread wakes for bot games only, not for every command
+            self._wake.set()
 
     # -- following the log ---------------------------------------------------------------
 
