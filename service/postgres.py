@@ -34,7 +34,7 @@ worker's stale copy (service/freshness.py) never waits for other writers to be r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import (
@@ -115,13 +115,16 @@ class GamesRecorder(PostgresApplicationRecorder):
                 gap_state=Literal(GAP_STATE),
                 channel=Literal(self.channel_name),
                 gap_message=SQL(GAP_MESSAGE)))
+        # The two statements of every command and every follower's round, composed once: psycopg
+        # composes an SQL object again at each execute (sampled, docs/performance.md).
         self.notifications_after = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state"
             " FROM {schema}.{table} WHERE notification_id > %s"
-            " ORDER BY notification_id LIMIT %s").format(schema=schema, table=table)
+            " ORDER BY notification_id LIMIT %s").format(schema=schema, table=table).as_bytes()
         self.insert_statement = SQL(
             "SELECT * FROM {schema}.{function}(%s::{kind}[], %s::bigint[], %s::text[],"
-            " %s::bytea[], %s)").format(schema=schema, function=Identifier(FUNCTION), kind=kind)
+            " %s::bytea[], %s)").format(schema=schema, function=Identifier(FUNCTION),
+                                        kind=kind).as_bytes()
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -129,9 +132,13 @@ class GamesRecorder(PostgresApplicationRecorder):
         """Store the events in one statement (its own transaction); their notification ids."""
         if not stored_events:
             return []
-        columns = ([e.originator_id for e in stored_events],
-                   [e.originator_version for e in stored_events],
-                   [e.topic for e in stored_events], [e.state for e in stored_events],
+        # The columns as array literals (text the statement casts): psycopg's list adapter
+        # inspects every list's items at each execute to choose their types (sampled: a
+        # good part of a command's own CPU on PostgreSQL, docs/performance.md).
+        columns = (array_literal(quoted(str(e.originator_id)) for e in stored_events),
+                   array_literal(str(e.originator_version) for e in stored_events),
+                   array_literal(quoted(e.topic) for e in stored_events),
+                   array_literal(f'"\\\\x{e.state.hex()}"' for e in stored_events),
                    self.synchronous_commit)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self.insert_statement, columns, prepare=True)
@@ -153,6 +160,17 @@ class GamesRecorder(PostgresApplicationRecorder):
             curs.execute(self.notifications_after, (start, limit), prepare=True)
             return [Notification(id=row[0], originator_id=row[1], originator_version=row[2],
                                  topic=row[3], state=bytes(row[4])) for row in curs.fetchall()]
+
+
+def array_literal(items: Iterable[str]) -> str:
+    """PostgreSQL's text form of an array of `items` (each already in its text form, quoted
+    where it must be)."""
+    return "{" + ",".join(items) + "}"
+
+
+def quoted(text: str) -> str:
+    """`text` as a quoted item of an array literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def channel_name(schema: str, table: str) -> str:

@@ -238,3 +238,24 @@ def test_a_version_already_stored_is_refused_without_waiting_for_the_lock(games)
         holder.rollback()
     writer.join()
     assert refused_while_held and len(outcome) == 1
+
+
+def test_topics_and_states_with_an_array_literals_own_characters_come_back_as_stored(games):
+    # The write sends each column as an array literal (service/postgres.py): quotes,
+    # backslashes, commas, braces, blanks and any byte must survive it.
+    from eventsourcing.persistence import StoredEvent
+
+    gid = uuid4()
+    odd = ['tests:Th"ing', "tests:a\\b", "tests:{x,y}", "tests: NULL ", "tests:"]
+    states = [b"", b"\x00\\\"{},", bytes(range(256)), b"NULL", '{"é": 1}'.encode()]
+    events = [StoredEvent(originator_id=gid, originator_version=v + 1, topic=topic, state=state)
+              for v, (topic, state) in enumerate(zip(odd, states, strict=True))]
+    ids = games.recorder.insert_events(events)
+    assert len(ids) == len(events)
+    back = games.recorder.select_events(gid)
+    assert [(e.originator_version, e.topic, e.state) for e in back] == [
+        (e.originator_version, e.topic, e.state) for e in events]
+    notes = games.recorder.select_notifications(start=ids[0] - 1, limit=10,
+                                                inclusive_of_start=False)
+    assert [(n.id, n.topic, n.state) for n in notes] == [
+        (i, e.topic, e.state) for i, e in zip(ids, events, strict=True)]
