@@ -25,6 +25,12 @@ is logged and handed the same notifications again RETRY_SECONDS later. A subscri
 (a read model rebuilt from 0) gets one page per round, so it never holds up the others.
 `receive` runs in the follower's thread: keep it short, and hand slow work to a thread of
 your own (the bot runner does).
+
+A subscriber may also be patient: with a `patience` of so many seconds, it is handed what is
+new at most that often, in larger pages, unless someone `hurry`s the follower (a reader waits
+for it). The read models are: each of their transactions costs about as much as the events in
+it, and one per command was a good part of a PostgreSQL command's cost
+(docs/performance.md). The streams, freshness and bots are not: they are handed each commit.
 """
 
 from __future__ import annotations
@@ -71,6 +77,10 @@ class Follower:
         self._receiving: tuple[Subscriber, int] | None = None  # whose `receive` runs, in which thread
         self._subscribers: list[Subscriber] = []
         self._retry_at: dict[int, float] = {}  # id(subscriber) -> when it is tried again
+        # Patient subscribers: id -> when each is next handed anything; the earliest of those
+        # still to come, when the thread wakes for them without a notice.
+        self._due_at: dict[int, float] = {}
+        self._wake_at: float | None = None
         self._nudged = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -100,6 +110,7 @@ class Follower:
                 if subscriber in self._subscribers:
                     self._subscribers.remove(subscriber)
                     self._retry_at.pop(id(subscriber), None)
+                    self._due_at.pop(id(subscriber), None)
                 # A call under way ends first: the caller may close what `receive` uses (the
                 # views' SQLite connection, closed under a running statement, crashed the
                 # process).
@@ -126,6 +137,13 @@ class Follower:
         """Read the log now rather than at the next look (something was just stored, or a
         reader in this process waits for a subscriber to catch up)."""
         self._nudged.set()
+
+    def hurry(self) -> None:
+        """Read the log now and hand the patient subscribers what is new as well (a reader in
+        this process waits for one)."""
+        with self._lock:
+            self._due_at.clear()
+        self.nudge()
 
     def stuck(self, seconds: float = STUCK_SECONDS) -> str | None:
         """Why this follower is stuck (a sentence), or None: with subscribers, its thread
@@ -189,7 +207,8 @@ class Follower:
                 else:
                     self._nudged.clear()
                     self.feed()
-                    self._nudged.wait(self._poll if self.kind == "sqlite" else IDLE_SECONDS)
+                    self._nudged.wait(self._pause(
+                        self._poll if self.kind == "sqlite" else IDLE_SECONDS))
             except Exception as exc:  # a locked file, a server gone: try again a little later
                 if self._stop.is_set():
                     return
@@ -209,11 +228,14 @@ class Follower:
                 self._listening = False
 
     def _hear(self, conn: Any, looked: float) -> None:
-        """Read the log on each notice (or nudge, or every FALLBACK_SECONDS) until stopped."""
+        """Read the log on each notice (or nudge, or when a patient subscriber comes due, or
+        every FALLBACK_SECONDS) until stopped."""
         while not self._stop.is_set():
-            notified = any(True for _ in conn.notifies(timeout=LISTEN_SLICE, stop_after=1))
-            if notified or self._nudged.is_set() or (
-                    time.monotonic() - looked >= FALLBACK_SECONDS):
+            notified = any(True for _ in conn.notifies(timeout=self._pause(LISTEN_SLICE),
+                                                       stop_after=1))
+            now = time.monotonic()
+            if notified or self._nudged.is_set() or now - looked >= FALLBACK_SECONDS or (
+                    self._wake_at is not None and now >= self._wake_at):
                 self._nudged.clear()
                 self.feed()
                 looked = time.monotonic()
@@ -221,6 +243,7 @@ class Follower:
     def feed(self) -> None:
         """Hand every subscriber what the log holds after its position (the thread's round;
         callable directly in a test)."""
+        self._wake_at = None  # this round hands over whatever is due
         while not self._stop.is_set():
             if not self._feed_page():
                 self._round_ended()
@@ -229,10 +252,17 @@ class Follower:
     def _feed_page(self) -> bool:
         """One page to each group of subscribers at a position; whether there is more."""
         groups: dict[int, list[Subscriber]] = {}
+        waiting: list[float] = []  # when the patient subscribers left out now come due
         now = time.monotonic()
         with self._lock:
             for subscriber in self._subscribers:
-                if self._retry_at.get(id(subscriber), 0.0) <= now:
+                key = id(subscriber)
+                if self._retry_at.get(key, 0.0) > now:
+                    continue
+                due = self._due_at.get(key, 0.0)
+                if due > now:
+                    waiting.append(due)
+                else:
                     groups.setdefault(subscriber.position, []).append(subscriber)
         more = False
         for position in sorted(groups, reverse=True):  # those at the head first
@@ -240,12 +270,28 @@ class Follower:
                                                         inclusive_of_start=False)
             if notes and self._hand(groups[position], notes):
                 more = more or len(notes) == PAGE
+        if waiting:
+            # Something may have come that a patient subscriber left out now has not taken:
+            # look again when it comes due (a follower told to look seldom, GRUFT_LIVE_POLL,
+            # looks again only after a round that left one out).
+            due = min(waiting)
+            if self._wake_at is None or due < self._wake_at:
+                self._wake_at = due
         return more
+
+    def _pause(self, longest: float) -> float:
+        """How long the thread may wait for a notice: `longest`, or less when a patient
+        subscriber comes due sooner."""
+        wake_at = self._wake_at
+        if wake_at is None:
+            return longest
+        return max(0.0, min(longest, wake_at - time.monotonic()))
 
     def _round_ended(self) -> None:
         with self._lock:
             positions = [s.position for s in self._subscribers]
-            behind = any(when > time.monotonic() for when in self._retry_at.values())
+            now = time.monotonic()
+            behind = any(when > now for when in self._retry_at.values())
         self.position = max([self.position, *positions])
         self.round_at = time.monotonic()
         if not behind:
@@ -271,6 +317,10 @@ class Follower:
             else:
                 self._retry_at.pop(id(subscriber), None)
                 moved = moved or subscriber.position > before
+                patience = getattr(subscriber, "patience", 0.0)
+                if patience and len(notes) < PAGE:  # caught up: next time, a while from now
+                    with self._lock:
+                        self._due_at[id(subscriber)] = time.monotonic() + patience
             finally:
                 with self._lock:
                     self._receiving = None

@@ -129,6 +129,7 @@ class Settings:
     # the read models
     projections: str = _setting("GRUFT_PROJECTIONS", "embedded", _one_of("embedded", "external"))
     views_wait: float = _setting("GRUFT_VIEWS_WAIT", "5", _seconds(0, 600))
+    views_patience: float = _setting("GRUFT_VIEWS_PATIENCE", "0.05", _seconds(0, 5))
     readmodels_batch: int = _setting("READMODELS_BATCH", "500", _whole(1))
     # PostgreSQL's synchronous_commit for the writes of events (service/postgres.py)
     postgres_synchronous_commit: str = _setting("POSTGRES_SYNCHRONOUS_COMMIT", "on",

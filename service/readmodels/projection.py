@@ -177,8 +177,12 @@ class ViewsFeed:
     """The read models' subscriber to the log follower: each page it is handed goes through
     the projection, written with the position of the page's last notification."""
 
-    def __init__(self, projection: GameViews, mapper: Any, app_name: str) -> None:
+    def __init__(self, projection: GameViews, mapper: Any, app_name: str,
+                 patience: float = 0.0) -> None:
         self.projection = projection
+        # Handed what is new at most every `patience` seconds (GRUFT_VIEWS_PATIENCE), unless
+        # a reader hurries the follower: fewer, larger transactions (service/follower.py).
+        self.patience = patience
         self._mapper = mapper
         self._app_name = app_name
         self._last = True  # whether the event being projected is the page's last
@@ -231,7 +235,8 @@ class ReadModelRunner:
         self.projection = projection_class(
             view=self.view, load=lambda gid, v: repository.get(gid, version=v),
             batch=games.settings.readmodels_batch)
-        self.feed = ViewsFeed(self.projection, games.mapper, self.app_name)
+        self.feed = ViewsFeed(self.projection, games.mapper, self.app_name,
+                              games.settings.views_patience)
         self._follower = games.follower
         self._unsubscribe = self._follower.subscribe(self.feed)
 
@@ -245,8 +250,9 @@ class ReadModelRunner:
         return self._follower.head()
 
     def nudge(self) -> None:
-        """Look for new events now rather than at the follower's next look."""
-        self._follower.nudge()
+        """Bring the views up to the log now rather than at the follower's next look, however
+        patient they are."""
+        self._follower.hurry()
 
     def wait(self, position: int, timeout: float = 1.0) -> None:
         """Block until the views include `position`; TimeoutError after `timeout` seconds."""

@@ -45,6 +45,7 @@ NOT_CACHES = {
     "api.stream_writer:StreamWriter._due": "games announced and not yet written",
     "service.live:Live._slots": "the games watched now (gone with their last watch)",
     "service.follower:Follower._retry_at": "one per subscriber",
+    "service.follower:Follower._due_at": "one per patient subscriber",
     "service.presence:Presence._local": "this process's open streams' seats, per game",
     "service.presence:Presence.open": "the same (a game's first open stream)",
     "service.presence:Presence._told": "what listeners last heard, per game with a seat present",

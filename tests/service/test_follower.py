@@ -218,3 +218,37 @@ def test_an_application_closed_from_its_followers_thread_closes_its_store_after_
     wait_until(lambda: not thread.is_alive(), "the follower's thread to end")
     assert order == ["receive returned", "store closed"]
     assert closing.ids  # the round it closed in was handed over first
+
+
+def test_a_patient_subscriber_waits_its_patience_unless_hurried(games):
+    # The read models are patient (GRUFT_VIEWS_PATIENCE): fewer, larger transactions; a reader
+    # waiting for them hurries the follower.
+    patient, eager = Recorder(), Recorder()
+    patient.patience = 3600.0  # handed once at once, then not again within the test unless hurried
+    store_some(games, 1)
+    games.follower.subscribe(patient)
+    games.follower.subscribe(eager)
+    first = games.follower.head()
+    wait_until(lambda: patient.position == eager.position == first, "both to take the log")
+    store_some(games, 2)
+    head = games.follower.head()
+    games.follower.nudge()
+    wait_until(lambda: eager.position == head, "the eager subscriber to take what is new")
+    assert patient.position == first  # in that round too (handed before the eager one), not due
+    games.follower.hurry()
+    wait_until(lambda: patient.position == head, "the hurried patient subscriber to catch up")
+    assert patient.ids == eager.ids  # the same notifications, in order, once
+
+
+def test_a_patient_subscriber_comes_due_without_a_nudge(storage_env):
+    games = Games(env=storage_env)
+    try:
+        patient = Recorder()
+        patient.patience = 0.01
+        games.follower.subscribe(patient)
+        for _ in range(3):  # nothing nudges: a PostgreSQL follower wakes when it comes due
+            store_some(games, 1)
+            head = games.follower.head()
+            wait_until(lambda: patient.position == head, "the patient subscriber to catch up")
+    finally:
+        games.close()

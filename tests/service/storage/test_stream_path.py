@@ -63,9 +63,11 @@ def test_a_change_the_worker_was_never_told_of_reaches_the_stream_by_its_resync(
         gid = new_game(games)
         # The worker's log follower reads when asked and then once a minute: a command stored
         # here is never announced to it, and only the stream's own resync (every second of
-        # idleness here; a minute by default) reads the store and finds it.
+        # idleness here; a minute by default) reads the store and finds it. (Views handed all
+        # at once: patient ones make the follower look again when they come due.)
         with served_gruft(sqlite_env, tmp_path, workers=1, GRUFT_STREAM_KEEPALIVE="0.2",
-                          GRUFT_STREAM_RESYNC="1", GRUFT_LIVE_POLL="60") as served:
+                          GRUFT_STREAM_RESYNC="1", GRUFT_LIVE_POLL="60",
+                          GRUFT_VIEWS_PATIENCE="0") as served:
             stream = SocketStream(served.port, f"/games/{gid}/stream", timeout=READ_TIMEOUT)
             try:
                 first = stream.next()
