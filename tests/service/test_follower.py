@@ -249,6 +249,6 @@ def test_a_patient_subscriber_comes_due_without_a_nudge(storage_env):
         for _ in range(3):  # nothing nudges: a PostgreSQL follower wakes when it comes due
             store_some(games, 1)
             head = games.follower.head()
-            wait_until(lambda: patient.position == head, "the patient subscriber to catch up")
+            wait_until(lambda h=head: patient.position == h, "the patient subscriber to catch up")
     finally:
         games.close()
