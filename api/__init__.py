@@ -71,9 +71,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         read_models(store)
     key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
     store.sign_with(key.sign, key.key_id)  # every accepted command's receipt
-    # The game log (service.gamelog): appended by its own thread, woken by the store's changes.
+    # The game log (service.gamelog): appended by its own thread, woken by the log follower.
     app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
-    store.live.subscribe(Appender(game_log).heard)
+    Appender(game_log)
 
     api = GruftApi(app)
     for resource in (games, live, table, replays, arbiter, stats, viewer, play, rules, health,

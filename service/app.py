@@ -99,8 +99,8 @@ class Games(SaveHooks):
             # trusts the cache as far as the follower heard (service/freshness.py), which is
             # subscribed before anything is cached, so it hears of every change to a cached game
             self.repository.freshness = Freshness(lambda: self.follower.listening,
-                                                  self.repository.forget, self.follower.head(),
-                                                  follow=self.repository.follow)
+                                                  self.repository.forget, self.follower.head())
+            self.follower.hearing(self.repository.freshness.heard)
             self.follower.subscribe(self.repository.freshness)
         # Who waits for which game (streams, long polls) and how they learn of changes
         # (service/live.py).

@@ -6,8 +6,9 @@ runner (bots.seats) — and whatever else needs to learn of every stored event. 
 reads the log to learn what changed: one reader per process, whatever the number of subscribers.
 
 How it learns that there is something new to read:
-- PostgreSQL: it LISTENs on the channel eventsourcing NOTIFYs in every insert transaction
-  (delivered at commit), and also reads every FALLBACK_SECONDS in case a notice was lost;
+- PostgreSQL: it LISTENs on the channel every write NOTIFYs (delivered at commit; the notice
+  names the games written, handed at once to the `hearing` listener), reads the log `poll`
+  seconds after a notice, and also every FALLBACK_SECONDS in case a notice was lost;
 - SQLite in a file: it reads every `poll` seconds (GRUFT_LIVE_POLL, 0.01 by default): SQLite has
   no NOTIFY, and another worker may have written; one indexed query, mostly finding nothing;
 - one process holding the whole store (in memory): `nudge` after each commit wakes it.
@@ -85,6 +86,7 @@ class Follower:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._then: Callable[[], None] | None = None  # close() from this thread: at its end
+        self._heard: Callable[[list[tuple[str, int]]], None] | None = None  # see hearing()
         self._pid = os.getpid()
         # How it is doing (GET /readyz, GET /metrics): the furthest any subscriber has taken,
         # when a round last ended, and when one last found nothing more to hand on.
@@ -132,6 +134,12 @@ class Follower:
     def head(self) -> int:
         """The id of the newest notification stored (0: none)."""
         return self._recorder.max_notification_id() or 0
+
+    def hearing(self, heard: Callable[[list[tuple[str, int]]], None]) -> None:
+        """Have `heard(pairs)` told, in the follower's thread, of each write's games and
+        their newest versions as soon as PostgreSQL's notice says them (before the log is
+        read); one listener per follower."""
+        self._heard = heard
 
     def nudge(self) -> None:
         """Read the log now rather than at the next look (something was just stored, or a
@@ -228,13 +236,26 @@ class Follower:
                 self._listening = False
 
     def _hear(self, conn: Any, looked: float) -> None:
-        """Read the log on each notice (or nudge, or when a patient subscriber comes due, or
-        every FALLBACK_SECONDS) until stopped."""
+        """Read the log after each notice (or nudge, or when a patient subscriber comes due,
+        or every FALLBACK_SECONDS) until stopped.
+
+        A notice that says which games changed (service/postgres.py) goes to the `heard`
+        listener at once (service/freshness.py: a worker's copy of such a game is not trusted
+        from that moment), and the log is read `poll` seconds later, with whatever else came
+        meanwhile, as an SQLite follower reads it: one read per worker for many commits, not
+        one per commit. A notice that says nothing is read at once."""
         while not self._stop.is_set():
-            notified = any(True for _ in conn.notifies(timeout=self._pause(LISTEN_SLICE),
-                                                       stop_after=1))
+            for notice in conn.notifies(timeout=self._pause(LISTEN_SLICE), stop_after=1):
+                heard = heard_in(notice.payload) if self._heard is not None else None
+                if heard is None:
+                    self._nudged.set()
+                else:
+                    self._heard(heard)
+                    later = time.monotonic() + self._poll
+                    if self._wake_at is None or later < self._wake_at:
+                        self._wake_at = later
             now = time.monotonic()
-            if notified or self._nudged.is_set() or now - looked >= FALLBACK_SECONDS or (
+            if self._nudged.is_set() or now - looked >= FALLBACK_SECONDS or (
                     self._wake_at is not None and now >= self._wake_at):
                 self._nudged.clear()
                 self.feed()
@@ -342,6 +363,18 @@ def follower_kind(recorder: Any) -> str | None:
     if isinstance(recorder, SQLiteApplicationRecorder):
         return None if recorder.datastore.pool.is_sqlite_memory_mode else "sqlite"
     return None
+
+
+def heard_in(payload: str) -> list[tuple[str, int]] | None:
+    """The games and newest versions a write's notice says (`id:version`, space separated;
+    service/postgres.py), or None when it says nothing (or nothing this reads)."""
+    if not payload:
+        return None
+    try:
+        return [(game_id, int(version)) for game_id, _, version in
+                (item.rpartition(":") for item in payload.split(" "))]
+    except ValueError:
+        return None
 
 
 def listening_connection(recorder: Any) -> Any:

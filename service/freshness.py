@@ -1,19 +1,24 @@
 """When a command may run on a worker's cached copy of a game without asking the store.
 
-On PostgreSQL asking the store is a round trip. The log follower (service/follower.py) LISTENs
-for every commit, so it learns of each change any worker or server stores within moments;
-`Freshness`, its subscriber, keeps the newest version stored of each game it has heard of, and
-first brings this worker's cached copy up to it with the events the follower read
-(`GameRepository.follow`): another worker's command is applied here once, in the follower's
-thread, and the next command on the game in this worker finds its copy current without a
-read. A cached game at least that new is the stored one, unless a change is on its way to the
-follower right now (the NOTIFY is delivered at the writer's commit, service/postgres.py, so
-mostly it has arrived before the writer's answer). A command takes that chance on its first run (service/app.py, `Games._ruled`): the
-store's unique key refuses a version already taken, and the command then runs again on the game
-read from the store; a copy that the rules or the expected version refuse is judged again on
-the stored game. Reads never take it: a read right after a write sees it, whichever worker
-answers (tests/service/storage/test_serve.py). Trust holds only while the follower listens:
-when its connection drops, every command asks the store until it listens and has caught up.
+On PostgreSQL asking the store is a round trip. Each write's NOTIFY says which games it changed
+and their newest versions (service/postgres.py); the log follower (service/follower.py) LISTENs
+and hands that to `Freshness` the moment it arrives, and `Freshness` keeps the newest version
+stored of each game it has heard of. A command on a cached copy at least that new runs on it
+without a read; on an older copy it reads only the events after the copy's version
+(service/repository.py). A cached game at least that new is the stored one, unless a change is
+on its way to the follower right now (the NOTIFY is delivered at the writer's commit, so mostly
+it has arrived before the writer's answer). A command takes that chance on its first run
+(service/app.py, `Games._ruled`): the store refuses a version already taken, and the command
+then runs again on the game read from the store; a copy that the rules or the expected version
+refuse is judged again on the stored game. Reads never take it: a read right after a write sees
+it, whichever worker answers (tests/service/storage/test_serve.py). Trust holds only while the
+follower listens: when its connection drops, every command asks the store until it listens and
+has caught up.
+
+Nothing here changes a cached game: the follower reads the log a little later, for the streams
+and the other subscribers, and bringing each worker's copy of every game up to each command
+stored elsewhere cost a copy of the game per command in every worker; the command that needs
+the newer game reads it, once (docs/performance.md).
 
 The versions heard of are bounded (service.caches.FRESHNESS, the most recently changed
 games): a game forgotten here is dropped from the cache too, so it is never trusted on an old
@@ -37,11 +42,9 @@ class Freshness:
     """The newest stored version of each game changed lately, as the follower heard it."""
 
     def __init__(self, listening: Callable[[], bool], forget: Callable[[UUID], None],
-                 position: int, size: int = FRESHNESS.entries,
-                 follow: Callable[[UUID, list[Any]], None] | None = None) -> None:
+                 position: int, size: int = FRESHNESS.entries) -> None:
         self._listening = listening  # whether the follower hears every commit now
         self._forget = forget  # drops a game from the cache
-        self._follow = follow  # brings a cached game up to the notifications of its events
         self._size = size
         self._lock = threading.Lock()
         self._newest: OrderedDict[UUID, int] = OrderedDict()
@@ -55,26 +58,36 @@ class Freshness:
         with self._lock:
             return self._newest.get(game_id, 0) <= version
 
+    def heard(self, pairs: list[tuple[str, int]]) -> None:
+        """Hear of the games a write changed and their newest versions, from its notice (the
+        follower calls this as soon as it arrives, before it reads the log)."""
+        changed = []
+        for game_id, version in pairs:
+            try:
+                changed.append((UUID(game_id), version))
+            except ValueError:  # not a game's id: nothing here caches it
+                continue
+        self._note(changed)
+
     def receive(self, notifications: Sequence[Any]) -> None:
-        """Hear of the versions stored (the follower calls this, in log order)."""
-        games: dict[UUID, list[Any]] = {}
+        """Hear of the versions stored (the follower calls this, in log order): those its
+        notices did not say (a write of too many games, a notice lost) count from here."""
+        newest: dict[UUID, int] = {}
         for note in notifications:
             if note.topic.startswith(GAME_TOPICS):
-                games.setdefault(note.originator_id, []).append(note)
-        if self._follow is not None:
-            # The cached games first, then the word that they changed: a command that checks
-            # in between finds its copy current, never trusted while older than the store's.
-            for game_id, notes in games.items():
-                self._follow(game_id, notes)
+                newest[note.originator_id] = note.originator_version
+        self._note(list(newest.items()))
+        self.position = notifications[-1].id
+
+    def _note(self, changed: list[tuple[UUID, int]]) -> None:
         dropped = []
         with self._lock:
-            for game_id, notes in games.items():
-                note = notes[-1]
-                if self._newest.get(game_id, 0) < note.originator_version:
-                    self._newest[game_id] = note.originator_version
+            for game_id, version in changed:
+                if self._newest.get(game_id, 0) < version:
+                    self._newest[game_id] = version
                 self._newest.move_to_end(game_id)
                 while len(self._newest) > self._size:
                     dropped.append(self._newest.popitem(last=False)[0])
         for game_id in dropped:  # no word kept of it: the cache must not trust an old copy
             self._forget(game_id)
-        self.position = notifications[-1].id
+

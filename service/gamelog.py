@@ -11,7 +11,8 @@ appends their leaves in one transaction that first takes the meta row's write lo
 several workers and servers queue there, each re-reads the position after the lock, so a game
 is appended once, the indexes have no gap and the order is the store's. A store that predates
 the log starts at position 0: its games already over are logged first, in the order they ended.
-Nothing here runs on a command's path: a subscriber of the store's changes wakes `Appender`.
+Nothing here runs on a command's path: `Appender`, a subscriber of the log follower
+(service/follower.py), wakes its thread when the log holds an event that ends a game.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import secrets
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -281,10 +282,10 @@ class GameLog:
 class Appender:
     """A daemon thread that catches the log up whenever it is woken (`wake`), and once at once.
 
-    `heard` is what a subscriber of the store's changes calls, on whatever thread hears of them:
-    it never waits for the store, and wakes the thread only for a game that may have ended.
-    Closing the store first stops the thread and waits for a catch-up under way, which must
-    never run on connections being closed.
+    It subscribes to the store's log follower: handed the new notifications, it wakes the
+    thread only when one of them ends a game (their topics say it; nothing is read). Closing the
+    store first stops the thread and waits for a catch-up under way, which must never run on
+    connections being closed.
     """
 
     def __init__(self, game_log: GameLog) -> None:
@@ -293,8 +294,9 @@ class Appender:
         self._busy = threading.Lock()  # held while catching up
         self._log = weakref.ref(game_log)
         weakref.finalize(game_log, self.stop)
-        self._cache = getattr(game_log.games.repository, "cache", None)
         games, close = game_log.games, game_log.games.close
+        self._endings = frozenset(game_log.topics)
+        self.position = games.follower.head()  # the follower's subscriber protocol
 
         def close_after_the_log() -> None:
             self.stop()
@@ -306,16 +308,13 @@ class Appender:
         self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-gamelog")
         self._wanted.set()  # a store that predates the log logs its games already over first
         self._thread.start()
+        self._unsubscribe = games.follower.subscribe(self)
 
-    def heard(self, game_id: UUID, version: int) -> None:
-        """A change stored: wake the thread unless this worker's copy of the game at that
-        version shows it still in play (a cache look-up, no read of the store)."""
-        try:
-            cached = self._cache.get(game_id) if self._cache is not None else None
-        except KeyError:
-            cached = None
-        if cached is None or cached.version < version or getattr(cached, "finished", True):
+    def receive(self, notifications: Sequence[Any]) -> None:
+        """New notifications (from the follower): wake the thread if one ends a game."""
+        if any(note.topic in self._endings for note in notifications):
             self._wanted.set()
+        self.position = notifications[-1].id
 
     def wake(self, *_: Any) -> None:
         """Ask for a catch-up soon (any arguments, as a change listener is called)."""
@@ -325,6 +324,9 @@ class Appender:
         """End the thread after its current catch-up."""
         self._stop.set()
         self._wanted.set()
+        unsubscribe = getattr(self, "_unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe()
 
     def _run(self) -> None:
         failures = 0

@@ -17,8 +17,9 @@ NOTIFY that wakes the log followers queued, and the transaction committed inside
 in the time the database itself needs.
 
 The NOTIFY is delivered at the commit, so another worker's follower hears of a write before
-its writer has answered: the next command, whichever worker takes it, mostly finds that
-worker's copy of the game already brought up to date (service/freshness.py). PostgreSQL
+its writer has answered; its payload names each game written and its newest version, so the
+next command, whichever worker takes it, knows whether that worker's copy of the game is
+current without reading the log (service/freshness.py). PostgreSQL
 commits notifying transactions one at a time in the whole cluster; those of one installation
 are one at a time already (the table's lock), so this costs nothing more unless several
 installations share one PostgreSQL (docs/deployment.md).
@@ -53,6 +54,7 @@ from service.gaps import GAP_MESSAGE
 FUNCTION = "gruft_insert_events"
 SYNCHRONOUS_COMMIT = ("on", "off")
 GAP_STATE = "23514"  # check_violation: the driver raises it as an integrity error
+HEARD_BYTES = 7900  # the longest NOTIFY payload a write sends (PostgreSQL takes under 8000)
 
 
 class GamesRecorder(PostgresApplicationRecorder):
@@ -73,7 +75,7 @@ class GamesRecorder(PostgresApplicationRecorder):
             "CREATE OR REPLACE FUNCTION {schema}.{function}("
             " ids {kind}[], versions bigint[], topics text[], states bytea[], durable text)"
             " RETURNS SETOF bigint LANGUAGE plpgsql AS $body$"
-            " DECLARE game record; last bigint;"
+            " DECLARE game record; last bigint; heard text := '';"
             " BEGIN"
             # Before the lock (as little as possible is done holding it), one probe of the
             # index per game: its first new event must follow its last stored one (or be its
@@ -82,7 +84,7 @@ class GamesRecorder(PostgresApplicationRecorder):
             # this probe finds too: a lost race, or a worker's stale copy
             # (service/freshness.py), refused here without waiting for the lock, as the
             # unique key would refuse it after.
-            "  FOR game IN SELECT u.id, min(u.version) AS first"
+            "  FOR game IN SELECT u.id, min(u.version) AS first, max(u.version) AS newest"
             "   FROM unnest(ids, versions) AS u(id, version) GROUP BY u.id LOOP"
             "   SELECT e.originator_version INTO last FROM {schema}.{table} AS e"
             "    WHERE e.originator_id = game.id"
@@ -94,6 +96,7 @@ class GamesRecorder(PostgresApplicationRecorder):
             "    RAISE EXCEPTION 'version % of % {gap_message}',"
             "     game.first, game.id USING ERRCODE = {gap_state};"
             "   END IF;"
+            "   heard := heard || game.id || ':' || game.newest || ' ';"
             "  END LOOP;"
             "  IF durable <> 'on' THEN"
             "   PERFORM set_config('synchronous_commit', durable, true);"
@@ -102,8 +105,11 @@ class GamesRecorder(PostgresApplicationRecorder):
             # eventsourcing's ordering of the log: one inserting transaction at a time, from
             # its first id drawn to its commit, so ids are committed in the order drawn.
             "  LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
-            # delivered at the commit, to this schema's followers alone
-            "  PERFORM pg_notify({channel}, '');"
+            # delivered at the commit, to this schema's followers alone; it says each game's
+            # newest version (service/freshness.py), or nothing when that would not fit
+            # (a NOTIFY's payload is under 8000 bytes): the followers then read the log at once
+            "  IF octet_length(heard) > {heard_bytes} THEN heard := ''; END IF;"
+            "  PERFORM pg_notify({channel}, rtrim(heard));"
             "  RETURN QUERY INSERT INTO {schema}.{table}"
             "   (originator_id, originator_version, topic, state)"
             "   SELECT * FROM unnest(ids, versions, topics, states)"
@@ -113,7 +119,7 @@ class GamesRecorder(PostgresApplicationRecorder):
                 lock_timeout=SQL("  SET LOCAL lock_timeout = {0};").format(
                     Literal(f"{datastore.lock_timeout}s")) if datastore.lock_timeout else SQL(""),
                 gap_state=Literal(GAP_STATE),
-                channel=Literal(self.channel_name),
+                channel=Literal(self.channel_name), heard_bytes=Literal(HEARD_BYTES),
                 gap_message=SQL(GAP_MESSAGE)))
         # The two statements of every command and every follower's round, composed once: psycopg
         # composes an SQL object again at each execute (sampled, docs/performance.md).

@@ -126,26 +126,6 @@ class GameRepository(Repository):
             self.offer(aggregate_id, aggregate)
         return aggregate
 
-    def follow(self, aggregate_id: UUID, stored: list[Any]) -> None:
-        """Bring a cached game up to `stored`, its events just read from the log (the log
-        follower's notifications, in version order), so that the next command on it in this
-        worker needs no store read (service/freshness.py). A game not cached is left alone; one
-        whose cached copy is further behind than these events reach is dropped."""
-        if self.cache is None:
-            return
-        try:
-            cached = self.cache.get(aggregate_id)
-        except KeyError:
-            return
-        newer = [note for note in stored if note.originator_version > cached.version]
-        if not newer:
-            return  # this worker stored them itself (its copy is cached) or already caught up
-        if newer[0].originator_version != cached.version + 1:
-            self.forget(aggregate_id)
-            return
-        mapper = self.event_store.mapper
-        self.forward(aggregate_id, cached, [mapper.to_domain_event(note) for note in newer])
-
     def offer(self, aggregate_id: UUID, aggregate: Any) -> None:
         """Cache `aggregate` unless a newer version is cached (racing threads may forward the
         same game: whichever is newest stays)."""

@@ -131,15 +131,13 @@ def test_racing_appenders_append_each_game_once_without_a_gap(storage_env, key):
 def test_the_appender_thread_catches_up_when_woken(sqlite_env, key):
     games = Games(env=sqlite_env)
     game_log = GameLog(games, key)
-    appender = Appender(game_log)
-    stop = games.live.subscribe(appender.heard)
+    appender = Appender(game_log)  # it subscribes to the store's log follower
     try:
         game_id = new_game(games, "vampiring")
         finish(games, game_id)
         wait_until(lambda: game_log.entry(game_id) is not None, "the game to be logged")
         assert game_log.entry(game_id)["leaf"] == last_leaf(games, game_id)
     finally:
-        stop()
         appender.stop()
         games.close()
 

@@ -1,6 +1,7 @@
 """A command's first run on PostgreSQL trusts the worker's cached game as far as the log follower
-heard (service/freshness.py): no read of the store when it heard of nothing newer; a stale copy
-still ends as if the store had been asked (re-run, 409 or re-judged); reads always ask."""
+heard (service/freshness.py): no read of the store when it heard of nothing newer, the newer
+events only when a write's notice said the game changed; a stale copy still ends as if the store
+had been asked (re-run, 409 or re-judged); reads always ask."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from service.errors import Conflict
 from service.freshness import Freshness
 from tests.kit import wait_until
 from tests.service.storage.kit import check_log, new_game, two_applications
-from tests.service.storage.test_postgres_writes import statements_of
+from tests.service.storage.test_postgres_writes import statements_of, stored_event
 
 
 @pytest.fixture
@@ -48,29 +49,39 @@ def test_a_command_on_a_game_heard_of_reads_nothing_from_the_store(two):
     assert len(sent) == 1 and "gruft_insert_events" in sent[0]
 
 
-def test_another_worker_s_command_reaches_this_worker_s_copy_through_the_follower(two):
+def test_another_worker_s_command_is_heard_of_and_only_the_newer_events_are_read(two):
     first, second = two
     game_id, game = vampiring(first)
     second.game(game_id)  # cached there, at the game's version
     first.command(game_id, HOST, move_of(game, "Ann"))
-    heard(second)
-    # the follower applied the stored event to second's copy: its command asks the store nothing
-    assert second.repository.cache.get(game_id).version == game.version + 1
+    # the write's notice says the game's newest version: second's copy is stale from then on
+    wait_until(lambda: not second.repository.freshness.current(game_id, game.version),
+               "second to hear of first's write")
+    assert second.repository.cache.get(game_id).version == game.version  # left as it was
     sent = statements_of(second.recorder, lambda: second.command(game_id, HOST,
                                                                 move_of(game, "Ben")))
-    assert len(sent) == 1 and "gruft_insert_events" in sent[0]
+    assert len(sent) == 2 and "originator_version >" in sent[0]  # the newer events only
+    assert "gruft_insert_events" in sent[1]
     assert len(check_log(first, game_id)) == game.version + 2
 
 
-def test_a_copy_the_follower_s_events_do_not_reach_is_dropped(two):
-    first, _ = two
-    game_id, game = vampiring(first)
-    beyond = SimpleNamespace(id=10**6, topic="domain.x:Game.Moved", originator_id=game_id,
-                             originator_version=game.version + 2, state=b"{}")
-    first.repository.follow(game_id, [beyond])  # its version + 1 was never heard of
-    with pytest.raises(KeyError):
-        first.repository.cache.get(game_id)
-    assert first.game(game_id).version == game.version  # read again from the store
+def test_a_write_s_notice_names_its_games_and_their_newest_versions(postgres_env):
+    from service.follower import heard_in, listening_connection
+
+    games = Games(env=postgres_env)
+    try:
+        with listening_connection(games.recorder) as conn:
+            game_id = new_game(games, "vampiring")
+            version = games.game(game_id).version
+            said = [heard_in(n.payload) for n in conn.notifies(timeout=5, stop_after=1)]
+            assert said and (str(game_id), version) in said[0]
+            # a write of more games than a notice holds says nothing: followers read at once
+            many = [uuid4() for _ in range(300)]
+            games.recorder.insert_events([stored_event(games.recorder, g, 1) for g in many])
+            notices = list(conn.notifies(timeout=5, stop_after=1))
+            assert [n.payload for n in notices] == [""]
+    finally:
+        games.close()
 
 
 def test_reads_still_ask_the_store(two):
@@ -152,3 +163,19 @@ def test_a_game_no_longer_heard_of_is_dropped_from_the_cache():
     freshness.receive([SimpleNamespace(id=4, topic="service.tokens:Credentials.Created",
                                        originator_id=uuid4(), originator_version=1)])
     assert forgotten == [ids[0]] and freshness.position == 4
+
+
+def test_a_notice_s_games_count_at_once_and_other_ids_are_let_be():
+    freshness = Freshness(lambda: True, lambda game_id: None, 0)
+    game_id = uuid4()
+    freshness.heard([(str(game_id), 4), ("not-a-game", 9)])
+    assert not freshness.current(game_id, 3) and freshness.current(game_id, 4)
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    ("", None), ("a:1 b:22", [("a", 1), ("b", 22)]), ("x:y:3", [("x:y", 3)]),
+    ("a:1 b", None), ("a:one", None)])
+def test_what_a_notice_says(payload, said):
+    from service.follower import heard_in
+
+    assert heard_in(payload) == said
