@@ -280,7 +280,7 @@ class GameLog:
 
 
 class Appender:
-    """A daemon thread that catches the log up whenever it is woken (`wake`), and once at once.
+    """A daemon thread that catches the log up whenever it is woken, and once at once.
 
     It subscribes to the store's log follower: handed the new notifications, it wakes the
     thread only when one of them ends a game (their topics say it; nothing is read). Closing the
@@ -315,10 +315,6 @@ class Appender:
         if any(note.topic in self._endings for note in notifications):
             self._wanted.set()
         self.position = notifications[-1].id
-
-    def wake(self, *_: Any) -> None:
-        """Ask for a catch-up soon (any arguments, as a change listener is called)."""
-        self._wanted.set()
 
     def stop(self) -> None:
         """End the thread after its current catch-up."""
