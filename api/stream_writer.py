@@ -200,8 +200,19 @@ class StreamWriter:
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         store.live.subscribe(self._announced)
         store.presence.subscribe(self._presence_changed)
+        self._closing = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-streams")
         self._thread.start()
+        store.at_close(self.close)
+
+    def close(self) -> None:
+        """End the thread (its streams end) before the store closes: a round reads games from
+        the store, and a connection closed under a running statement crashes SQLite's library
+        (seen in CI)."""
+        self._closing.set()
+        self._wake()
+        if self._thread is not threading.current_thread():
+            self._thread.join(30)
 
     # -- from other threads -----------------------------------------------------------------
 
@@ -252,7 +263,7 @@ class StreamWriter:
 
     def _run(self) -> None:
         ticked = time.monotonic()
-        while not self._store.live.closed:
+        while not self._store.live.closed and not self._closing.is_set():
             try:
                 for key, _ in self._selector.select(self._tick):
                     if key.data is None:

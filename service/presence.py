@@ -175,7 +175,12 @@ class Presence:
         return unsubscribe
 
     def close(self) -> None:
+        """Stop the thread, once a round under way has ended (the store closes next: a
+        connection closed under a running statement crashes SQLite's library)."""
         self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(30)
 
     def _seats(self, game_id: UUID) -> frozenset[str]:
         with self._lock:

@@ -375,3 +375,30 @@ def test_a_worker_holds_no_more_streams_than_it_may(app, client):
     again = ClientStream(client, f"/games/{gid}/stream")
     assert again.status == 200
     again.close()
+
+
+def test_closing_the_application_ends_its_writer_and_presence_threads_before_its_store(
+        sqlite_env):
+    # Both read the store in their rounds; closing an SQLite connection under a running
+    # statement crashed a test process (CI: the writer's presence round, in select_events).
+    import uuid
+
+    from api.live import stream_writer
+
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    store = app.extensions["gruft"]
+    with app.app_context():  # the writer reads its settings from the app
+        writer = stream_writer(store)
+    store.presence.present(uuid.uuid4(), ["Ann"])  # its reading thread starts
+    threads = [writer._thread, store.presence._thread]
+    assert all(t is not None and t.is_alive() for t in threads)
+    alive_at_store_close = []
+    real_close = store.factory.close
+
+    def close_store() -> None:
+        alive_at_store_close.append([t.is_alive() for t in threads])
+        real_close()
+
+    store.factory.close = close_store
+    store.close()
+    assert alive_at_store_close == [[False, False]]
