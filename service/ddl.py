@@ -3,8 +3,9 @@
 gunicorn starts its workers together, and each builds its Application and read-model views on
 the same store. On PostgreSQL the loser of a concurrent `CREATE TABLE IF NOT EXISTS` /
 `CREATE OR REPLACE FUNCTION` fails with a unique violation on pg_type, "tuple concurrently
-updated" or 'type "…" already exists' (the table's row type, made by the winner meanwhile); on both stores two new tracking tables each record their migration row, and the
-second insert fails. Once the winner has committed, the same idempotent steps succeed — and a
+updated" or 'type "…" already exists' (the table's row type, made by the winner meanwhile);
+on both stores two new tracking tables each record their migration row, and the second insert
+fails. Once the winner has committed, the same idempotent steps succeed — and a
 worker that failed to boot would stop gunicorn altogether.
 """
 

@@ -244,6 +244,8 @@ class Follower:
         from that moment), and the log is read `poll` seconds later, with whatever else came
         meanwhile, as an SQLite follower reads it: one read per worker for many commits, not
         one per commit. A notice that says nothing is read at once."""
+        from service.postgres import heard_in  # PostgreSQL only (psycopg: the postgres extra)
+
         while not self._stop.is_set():
             for notice in conn.notifies(timeout=self._pause(LISTEN_SLICE), stop_after=1):
                 heard = heard_in(notice.payload) if self._heard is not None else None
@@ -363,18 +365,6 @@ def follower_kind(recorder: Any) -> str | None:
     if isinstance(recorder, SQLiteApplicationRecorder):
         return None if recorder.datastore.pool.is_sqlite_memory_mode else "sqlite"
     return None
-
-
-def heard_in(payload: str) -> list[tuple[str, int]] | None:
-    """The games and newest versions a write's notice says (`id:version`, space separated;
-    service/postgres.py), or None when it says nothing (or nothing this reads)."""
-    if not payload:
-        return None
-    try:
-        return [(game_id, int(version)) for game_id, _, version in
-                (item.rpartition(":") for item in payload.split(" "))]
-    except ValueError:
-        return None
 
 
 def listening_connection(recorder: Any) -> Any:

@@ -90,4 +90,3 @@ class Freshness:
                     dropped.append(self._newest.popitem(last=False)[0])
         for game_id in dropped:  # no word kept of it: the cache must not trust an old copy
             self._forget(game_id)
-

@@ -22,7 +22,7 @@ import secrets
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -293,6 +293,7 @@ class Appender:
         self._stop = threading.Event()
         self._busy = threading.Lock()  # held while catching up
         self._log = weakref.ref(game_log)
+        self._unsubscribe: Callable[[], None] | None = None  # from the follower, once subscribed
         weakref.finalize(game_log, self.stop)
         games, close = game_log.games, game_log.games.close
         self._endings = frozenset(game_log.topics)
@@ -320,9 +321,8 @@ class Appender:
         """End the thread after its current catch-up."""
         self._stop.set()
         self._wanted.set()
-        unsubscribe = getattr(self, "_unsubscribe", None)
-        if unsubscribe is not None:
-            unsubscribe()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
 
     def _run(self) -> None:
         failures = 0

@@ -19,10 +19,10 @@ in the time the database itself needs.
 The NOTIFY is delivered at the commit, so another worker's follower hears of a write before
 its writer has answered; its payload names each game written and its newest version, so the
 next command, whichever worker takes it, knows whether that worker's copy of the game is
-current without reading the log (service/freshness.py). PostgreSQL
-commits notifying transactions one at a time in the whole cluster; those of one installation
-are one at a time already (the table's lock), so this costs nothing more unless several
-installations share one PostgreSQL (docs/deployment.md).
+current without reading the log (service/freshness.py, `heard_in` below). PostgreSQL commits
+notifying transactions one at a time in the whole cluster; those of one installation are one at
+a time already (the table's lock), so this costs nothing more unless several installations
+share one PostgreSQL (docs/deployment.md).
 
 It also refuses a gap in a game's versions: the first new event of each aggregate must follow
 its last stored one (or be its first). Optimistic concurrency is unchanged: a version already
@@ -166,6 +166,18 @@ class GamesRecorder(PostgresApplicationRecorder):
             curs.execute(self.notifications_after, (start, limit), prepare=True)
             return [Notification(id=row[0], originator_id=row[1], originator_version=row[2],
                                  topic=row[3], state=bytes(row[4])) for row in curs.fetchall()]
+
+
+def heard_in(payload: str) -> list[tuple[str, int]] | None:
+    """The games and newest versions a write's notice says (`id:version`, space separated, as
+    the write function builds it), or None when it says nothing (or nothing this reads)."""
+    if not payload:
+        return None
+    try:
+        return [(game_id, int(version)) for game_id, _, version in
+                (item.rpartition(":") for item in payload.split(" "))]
+    except ValueError:
+        return None
 
 
 def array_literal(items: Iterable[str]) -> str:

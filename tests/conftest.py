@@ -68,18 +68,13 @@ def storage_env(request) -> dict[str, str]:
     return request.getfixturevalue(f"{request.param}_env")
 
 
-def close_app(app) -> None:
-    """Close what a Flask app of create_app holds: its Application, whose log follower polls
-    until then, and with it the read models' runner and connections."""
-    app.extensions["gruft"].close()
-
-
 @pytest.fixture
 def app(sqlite_env):
-    """The Flask app on a fresh SQLite file, closed afterwards."""
+    """The Flask app on a fresh SQLite file; its Application (with its log follower and read
+    models) closed afterwards."""
     made = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
     yield made
-    close_app(made)
+    made.extensions["gruft"].close()
 
 
 @pytest.fixture
@@ -93,4 +88,4 @@ def any_store_client(storage_env):
     """A test client on SQLite and, in a second run of the test, on PostgreSQL."""
     app = create_app({"TESTING": True, "GRUFT_ENV": storage_env})
     yield app.test_client()
-    close_app(app)
+    app.extensions["gruft"].close()

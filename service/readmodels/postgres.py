@@ -21,6 +21,10 @@ from service.readmodels.views import TABLES, ReadModelView
 class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
     """The read models in PostgreSQL, in the games' database and schema."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unhurried: weakref.WeakSet[Any] = weakref.WeakSet()  # synchronous_commit off
+
     def _names(self) -> dict[str, str]:
         schema = _quoted(self.datastore.schema)
         return {key: f"{schema}.{_quoted(table)}" for key, table in TABLES.items()}
@@ -45,11 +49,6 @@ class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
                 self._unhurried.add(conn)
             with conn.transaction():
                 yield conn.cursor()
-
-    @property
-    def _unhurried(self) -> weakref.WeakSet[Any]:
-        """The connections told not to wait for the WAL flush."""
-        return self.__dict__.setdefault("_unhurried_connections", weakref.WeakSet())
 
     def _moved(self, c: Any, moved: dict[Any, tuple[int, Any]]) -> None:
         """Each game's newest version and time, in one statement whatever their number."""

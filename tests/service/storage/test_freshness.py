@@ -66,7 +66,8 @@ def test_another_worker_s_command_is_heard_of_and_only_the_newer_events_are_read
 
 
 def test_a_write_s_notice_names_its_games_and_their_newest_versions(postgres_env):
-    from service.follower import heard_in, listening_connection
+    from service.follower import listening_connection
+    from service.postgres import heard_in
 
     games = Games(env=postgres_env)
     try:
@@ -176,6 +177,6 @@ def test_a_notice_s_games_count_at_once_and_other_ids_are_let_be():
     ("", None), ("a:1 b:22", [("a", 1), ("b", 22)]), ("x:y:3", [("x:y", 3)]),
     ("a:1 b", None), ("a:one", None)])
 def test_what_a_notice_says(payload, said):
-    from service.follower import heard_in
+    from service.postgres import heard_in
 
     assert heard_in(payload) == said
