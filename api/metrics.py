@@ -10,6 +10,7 @@ name or token.
 
 from __future__ import annotations
 
+import glob
 import os
 import time
 from collections.abc import Iterable, Iterator
@@ -44,11 +45,38 @@ def metrics():
 
 def process_metrics() -> Iterator[Metric]:
     """What the processes counted: every worker's, merged, under gunicorn; else this one's."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        Workers(registry, folder)
         return iter(registry.collect())
     return iter(REGISTRY.collect())
+
+
+class Workers(multiprocess.MultiProcessCollector):
+    """prometheus_client's merge of the workers' files, less the files still empty.
+
+    A worker creates its file and only then sizes it, so a scrape in between read 0 bytes and
+    failed whole (struct.error: a 500 for every worker's counts); a worker killed in that moment
+    would leave its empty file for good. An empty file has counted nothing, so it is skipped
+    (prometheus/client_python#1199, open in 0.26).
+    """
+
+    def __init__(self, registry: CollectorRegistry, folder: str) -> None:
+        super().__init__(registry, path=folder)
+        self.folder = folder
+
+    def collect(self) -> Iterable[Metric]:
+        return self.merge([file for file in glob.glob(os.path.join(self.folder, "*.db"))
+                           if written(file)], accumulate=True)
+
+
+def written(file: str) -> bool:
+    """Whether a worker's file has been sized (a live gauge's file may go as it is looked at)."""
+    try:
+        return os.path.getsize(file) > 0
+    except FileNotFoundError:
+        return False
 
 
 def store_metrics(counted: Iterable[Metric]) -> Iterator[Metric]:

@@ -102,6 +102,9 @@ def test_metrics_are_summed_over_two_workers(sqlite_env, tmp_path):
         accepted, refused, game, tokens = play(port, game, tokens, lambda: sum(
             1 for n in commands_by_process(folder, tmp_path) if n) >= 2)
         assert refused > 0 and sum(commands_by_process(folder, tmp_path)) == accepted
+        # A worker's file as it is between being made and being sized (a worker killed then
+        # leaves it so): it counted nothing, and a scrape still sums the others.
+        (folder / f"counter_{2**22 + 2}.db").write_bytes(b"")
         # Check every scrape, whichever worker answers it, sums what both counted.
         for _ in range(6):
             metrics = scrape(port)
