@@ -118,24 +118,28 @@ def test_past_the_workers_bound_a_503_and_past_the_addresss_a_429(app, client):
 
 def marked_rss(mark: str) -> tuple[int, int]:
     """The resident memory of the processes whose environment carries `mark`, in bytes: the
-    server's (gunicorn's) in all, and the largest verifying process's."""
-    server = verifying = 0
+    server's (gunicorn's master and workers) in all, and the largest verifying process's.
+
+    A worker's child that is neither is one between its fork and its exec (a verifying process
+    being spawned): it shares the worker's memory, which the kernel counts again in its RSS."""
+    marked: dict[int, tuple[int, int, bool]] = {}  # pid: (parent, rss, spawned)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             if mark.encode() not in (entry / "environ").read_bytes():
                 continue
-            status = (entry / "status").read_text()
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text()
+                          .splitlines())
             spawned = b"multiprocessing" in (entry / "cmdline").read_bytes()
         except OSError:  # gone, or not ours
             continue
-        rss = next(int(line.split()[1]) * 1024 for line in status.splitlines()
-                   if line.startswith("VmRSS:"))
-        if spawned:
-            verifying = max(verifying, rss)
-        else:
-            server += rss
+        marked[int(entry.name)] = (int(status["PPid"]), int(status["VmRSS"].split()[0]) * 1024,
+                                   spawned)
+    masters = {pid for pid, (parent, _, _) in marked.items() if parent not in marked}
+    server = sum(rss for pid, (parent, rss, spawned) in marked.items()
+                 if pid in masters or (parent in masters and not spawned))
+    verifying = max((rss for _, rss, spawned in marked.values() if spawned), default=0)
     return server, verifying
 
 
