@@ -160,11 +160,16 @@ class GameLog:
     # -- appending --------------------------------------------------------------------------
 
     def catch_up(self) -> int:
-        """Append the leaves of the games that ended since the last position; how many."""
+        """Append the leaves of the games that ended since the last position, up to the log's
+        head as it is now; how many.
+
+        Up to that head only: a catch-up that also chased what arrived meanwhile would never end
+        under a steady flow of commands, three queries a turn (a game's end arriving later wakes
+        the Appender again)."""
         appended = 0
+        head = self.games.recorder.max_notification_id() or 0
         while True:
             start = max(self._scanned, self._position())
-            head = self.games.recorder.max_notification_id() or 0
             if head <= start:
                 return appended
             found = self.games.recorder.select_notifications(

@@ -142,6 +142,32 @@ def test_the_appender_thread_catches_up_when_woken(sqlite_env, key):
         games.close()
 
 
+def test_a_catch_up_ends_at_the_head_it_began_at_while_commands_keep_arriving(sqlite_env,
+                                                                               key):
+    games = Games(env=sqlite_env)
+    game_log = GameLog(games, key)
+    try:
+        ended, busy = new_game(games, "vampiring"), new_game(games, "vampir", seed=2)
+        finish(games, ended)
+        read = games.recorder.select_notifications
+        reads = []
+
+        def read_while_a_command_arrives(*args, **kwargs):
+            # Another client's command is stored each time the log reads: a steady flow (the
+            # follower's thread reads through here too, and is left alone).
+            if threading.current_thread() is threading.main_thread():
+                reads.append(args)
+                advance(games, busy, random.Random(len(reads)), 1)
+            return read(*args, **kwargs)
+
+        games.recorder.select_notifications = read_while_a_command_arrives
+        # Check the catch-up logs the ended game and stops at the head it began at, one read.
+        assert game_log.catch_up() == 1 and len(reads) == 1
+        assert game_log.entry(ended)["leaf"] == last_leaf(games, ended)
+    finally:
+        games.close()
+
+
 def test_every_game_ends_with_an_event_the_log_knows(sqlite_env, key):
     games = Games(env=sqlite_env)
     game_log = GameLog(games, key)
