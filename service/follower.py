@@ -244,11 +244,12 @@ class Follower:
         from that moment), and the log is read `poll` seconds later, with whatever else came
         meanwhile, as an SQLite follower reads it: one read per worker for many commits, not
         one per commit. A notice that says nothing is read at once."""
-        from service.postgres import heard_in  # PostgreSQL only (psycopg: the postgres extra)
+        # PostgreSQL only (psycopg: the postgres extra)
+        from service.postgres import heard_in, notices
 
         while not self._stop.is_set():
-            for notice in conn.notifies(timeout=self._pause(LISTEN_SLICE), stop_after=1):
-                heard = heard_in(notice.payload) if self._heard is not None else None
+            for payload in notices(conn, self._pause(LISTEN_SLICE)):
+                heard = heard_in(payload) if self._heard is not None else None
                 if heard is None:
                     self._nudged.set()
                 else:

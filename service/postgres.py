@@ -35,6 +35,7 @@ worker's stale copy (service/freshness.py) never waits for other writers to be r
 
 from __future__ import annotations
 
+import select
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -178,6 +179,29 @@ def heard_in(payload: str) -> list[tuple[str, int]] | None:
                 (item.rpartition(":") for item in payload.split(" "))]
     except ValueError:
         return None
+
+
+def notices(conn: Any, timeout: float) -> list[str]:
+    """The payloads of the notices that have reached `conn` (LISTENing, and running nothing
+    else), waiting up to `timeout` seconds for the first: all that arrived, in one go.
+
+    libpq's own calls rather than psycopg's `notifies()`, which sets up a wait for each notice:
+    under load every worker hears every write, and that set-up was most of a follower's time
+    (docs/performance.md). A connection gone raises (psycopg.OperationalError)."""
+    pgconn = conn.pgconn
+    said = drained(pgconn)
+    if not said and select.select([pgconn.socket], [], [], timeout)[0]:
+        pgconn.consume_input()
+        said = drained(pgconn)
+    return said
+
+
+def drained(pgconn: Any) -> list[str]:
+    """The payloads of the notices libpq has read and not yet handed over."""
+    said = []
+    while (notice := pgconn.notifies()) is not None:
+        said.append(notice.extra.decode())
+    return said
 
 
 def array_literal(items: Iterable[str]) -> str:

@@ -138,6 +138,46 @@ def test_another_applications_writes_reach_the_subscribers_on_postgres(postgres_
         writer.close()
 
 
+def listening_backends(channel: str) -> set[int]:
+    """The PostgreSQL backends LISTENing on `channel` (their last statement)."""
+    import psycopg
+
+    from tests.conftest import POSTGRES_DSN
+
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+        return {pid for (pid,) in admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE query = %s",
+            (f'LISTEN "{channel}"',)).fetchall()}
+
+
+@pytest.mark.postgres
+def test_a_follower_whose_listening_connection_drops_listens_again(postgres_env):
+    import psycopg
+
+    from tests.conftest import POSTGRES_DSN
+
+    reader, writer = Games(env=postgres_env), Games(env=postgres_env)
+    try:
+        heard = Recorder(reader.follower.head())
+        reader.follower.subscribe(heard)
+        channel = reader.recorder.channel_name
+        # Both Applications' followers listen on the schema's channel.
+        wait_until(lambda: len(listening_backends(channel)) == 2, "both followers to listen")
+        before = listening_backends(channel)
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+            for pid in before:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        # Check each follower listens again on a new connection, and the reader hears a write.
+        wait_until(lambda: len(listening_backends(channel) - before) == 2,
+                   "both followers to listen again")
+        store_some(writer, 1)
+        now = writer.follower.head()
+        wait_until(lambda: heard.position == now, "the reader's subscriber, listening again")
+    finally:
+        reader.close()
+        writer.close()
+
+
 def is_super(node: ast.AST) -> bool:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "super")

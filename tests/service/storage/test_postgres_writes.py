@@ -12,7 +12,7 @@ import pytest
 from domain.core import HOST
 from service import Games
 from service.settings import Settings, SettingsError, storage_env
-from tests.conftest import postgres_schema, postgres_settings
+from tests.conftest import POSTGRES_DSN, postgres_schema, postgres_settings
 
 pytest.importorskip("psycopg")
 
@@ -179,6 +179,33 @@ def test_each_schema_notifies_on_its_own_channel(tmp_path):
             app.close()
         for schema in schemas:
             next(schema, None)  # drops it
+
+
+def test_a_follower_takes_every_notice_that_arrived_in_one_go(games):
+    from service.follower import listening_connection
+    from service.postgres import heard_in, notices
+
+    with listening_connection(games.recorder) as conn:
+        # Check nothing heard is nothing, once the wait is over.
+        assert notices(conn, 0.01) == []
+        created = [games.create_game("vampiring", ["Ann", "Ben"], seed=n).game_id
+                   for n in range(3)]
+        # Check all three writes' notices, in their order, each naming its game.
+        said: list[str] = []
+        while len(said) < 3:
+            said += notices(conn, 30)
+        assert [str(g) in dict(heard_in(payload)) for payload, g in zip(said, created,
+                                                                        strict=True)] == [True] * 3
+        assert notices(conn, 0.01) == []
+        # Check a connection gone raises rather than hearing nothing for ever (libpq reads the
+        # server's farewell first, and fails at the next look).
+        import psycopg
+
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+        with pytest.raises(psycopg.OperationalError):
+            for _ in range(3):
+                assert notices(conn, 30) == []
 
 
 @pytest.mark.parametrize("value", ["on", "off"])
