@@ -36,9 +36,11 @@ worker's stale copy (service/freshness.py) never waits for other writers to be r
 from __future__ import annotations
 
 import select
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import psycopg
 from eventsourcing.persistence import (
     InterfaceError,
     Notification,
@@ -47,12 +49,16 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.utils import retry
+from psycopg.errors import error_from_result
+from psycopg.pq import ConnStatus, DiagnosticField, ExecStatus
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier, Literal
 
 from service.gaps import GAP_MESSAGE
 
 FUNCTION = "gruft_insert_events"
+WRITE = b"gruft_write"  # the name of the statement calling it, prepared on each connection
+UNPREPARED = b"26000"  # invalid_sql_statement_name: a statement dropped (DISCARD ALL)
 SYNCHRONOUS_COMMIT = ("on", "off")
 GAP_STATE = "23514"  # check_violation: the driver raises it as an integrity error
 HEARD_BYTES = 7900  # the longest NOTIFY payload a write sends (PostgreSQL takes under 8000)
@@ -129,9 +135,10 @@ class GamesRecorder(PostgresApplicationRecorder):
             " FROM {schema}.{table} WHERE notification_id > %s"
             " ORDER BY notification_id LIMIT %s").format(schema=schema, table=table).as_bytes()
         self.insert_statement = SQL(
-            "SELECT * FROM {schema}.{function}(%s::{kind}[], %s::bigint[], %s::text[],"
-            " %s::bytea[], %s)").format(schema=schema, function=Identifier(FUNCTION),
+            "SELECT * FROM {schema}.{function}($1::{kind}[], $2::bigint[], $3::text[],"
+            " $4::bytea[], $5)").format(schema=schema, function=Identifier(FUNCTION),
                                         kind=kind).as_bytes()
+        self._prepared: weakref.WeakSet[Any] = weakref.WeakSet()  # connections it is on
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -139,18 +146,33 @@ class GamesRecorder(PostgresApplicationRecorder):
         """Store the events in one statement (its own transaction); their notification ids."""
         if not stored_events:
             return []
-        # The columns as array literals (text the statement casts): psycopg's list adapter
-        # inspects every list's items at each execute to choose their types (sampled: a
-        # good part of a command's own CPU on PostgreSQL, docs/performance.md).
-        columns = (array_literal(quoted(str(e.originator_id)) for e in stored_events),
-                   array_literal(str(e.originator_version) for e in stored_events),
-                   array_literal(quoted(e.topic) for e in stored_events),
-                   array_literal(f'"\\\\x{e.state.hex()}"' for e in stored_events),
-                   self.synchronous_commit)
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self.insert_statement, columns, prepare=True)
-            ids = [row[FUNCTION] for row in curs.fetchall()]
-        return ids
+        # The columns as array literals (text the statement casts), sent by libpq itself to
+        # a statement prepared once per connection: psycopg's cursor inspects every list's
+        # items and converts the query at each execute (sampled: a good part of a command's
+        # own CPU on PostgreSQL, docs/performance.md).
+        columns = [array_literal(quoted(str(e.originator_id)) for e in stored_events).encode(),
+                   array_literal(str(e.originator_version) for e in stored_events).encode(),
+                   array_literal(quoted(e.topic) for e in stored_events).encode(),
+                   array_literal(f'"\\\\x{e.state.hex()}"' for e in stored_events).encode(),
+                   self.synchronous_commit.encode()]
+        with self.datastore.get_connection() as conn:
+            result = self._write(conn, columns)
+            if result.status == ExecStatus.FATAL_ERROR and (
+                    result.error_field(DiagnosticField.SQLSTATE) == UNPREPARED):
+                self._prepared.discard(conn)  # its prepared statements were dropped
+                result = self._write(conn, columns)
+            if result.status != ExecStatus.TUPLES_OK:
+                raise failure(conn, result)
+            return [int(result.get_value(row, 0)) for row in range(result.ntuples)]
+
+    def _write(self, conn: Any, columns: list[bytes]) -> Any:
+        """The write function called on `conn`'s libpq connection: its result."""
+        if conn not in self._prepared:
+            prepared = conn.pgconn.prepare(WRITE, self.insert_statement)
+            if prepared.status != ExecStatus.COMMAND_OK:
+                raise failure(conn, prepared)
+            self._prepared.add(conn)
+        return conn.pgconn.exec_prepared(WRITE, columns)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
@@ -179,6 +201,15 @@ def heard_in(payload: str) -> list[tuple[str, int]] | None:
                 (item.rpartition(":") for item in payload.split(" "))]
     except ValueError:
         return None
+
+
+def failure(conn: Any, result: Any) -> Exception:
+    """The error psycopg would raise for a failed `result` on `conn`: the class its SQLSTATE
+    names, or OperationalError when the connection is gone (no SQLSTATE then)."""
+    if conn.pgconn.status == ConnStatus.BAD:
+        return psycopg.OperationalError(
+            (result.error_message or conn.pgconn.error_message).decode(errors="replace"))
+    return error_from_result(result, encoding=conn.info.encoding)
 
 
 def notices(conn: Any, timeout: float) -> list[str]:

@@ -26,24 +26,30 @@ def games(postgres_env) -> Games:
 
 def statements_of(recorder, action) -> list[str]:
     """The statements `action` sends from this thread (the follower's thread sends its own
-    meanwhile)."""
+    meanwhile): through psycopg's cursors, and the write's through libpq itself."""
     import psycopg
 
     sent: list[str] = []
-    original = psycopg.Cursor.execute
+    original, write = psycopg.Cursor.execute, recorder._write
     caller = threading.current_thread()
 
     def execute(self, query, params=None, **kwargs):
         if threading.current_thread() is caller:
-                sent.append(query.as_string(self.connection) if hasattr(query, "as_string")
+            sent.append(query.as_string(self.connection) if hasattr(query, "as_string")
                         else str(query))
         return original(self, query, params, **kwargs)
 
-    psycopg.Cursor.execute = execute
+    def write_through_libpq(conn, columns):
+        if threading.current_thread() is caller:
+            sent.append(recorder.insert_statement.decode())
+        return write(conn, columns)
+
+    psycopg.Cursor.execute, recorder._write = execute, write_through_libpq
     try:
         action()
     finally:
         psycopg.Cursor.execute = original
+        del recorder._write
     return sent
 
 
@@ -78,6 +84,22 @@ def test_a_command_writes_through_the_function(games):
     writes = [s for s in sent if "INSERT" in s.upper() or "gruft_insert_events" in s]
     assert len(writes) == 1 and "gruft_insert_events" in writes[0]
     assert not any("LOCK TABLE" in s for s in sent)  # no lock taken from the client's side
+
+
+def test_a_write_prepares_its_statement_again_on_a_connection_that_dropped_it(postgres_env):
+    # One connection in the pool: the write's statement is prepared on it, then dropped there
+    # (as DISCARD ALL or a connection pooler's reset drops it).
+    games = Games(env={**postgres_env, "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "0"})
+    try:
+        recorder, gid = games.recorder, uuid4()
+        recorder.insert_events([stored_event(recorder, gid, 1)])
+        with recorder.datastore.get_connection() as conn:
+            conn.execute("DEALLOCATE ALL")
+        # Check the next write is stored all the same.
+        assert len(recorder.insert_events([stored_event(recorder, gid, 2)])) == 1
+        assert [e.originator_version for e in recorder.select_events(gid)] == [1, 2]
+    finally:
+        games.close()
 
 
 def test_a_skipped_version_is_refused_and_nothing_is_written(games):
