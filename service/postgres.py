@@ -39,6 +39,7 @@ import select
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from eventsourcing.persistence import (
@@ -51,7 +52,6 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastor
 from eventsourcing.utils import retry
 from psycopg.errors import error_from_result
 from psycopg.pq import ConnStatus, DiagnosticField, ExecStatus
-from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier, Literal
 
 from service.gaps import GAP_MESSAGE
@@ -128,17 +128,23 @@ class GamesRecorder(PostgresApplicationRecorder):
                 gap_state=Literal(GAP_STATE),
                 channel=Literal(self.channel_name), heard_bytes=Literal(HEARD_BYTES),
                 gap_message=SQL(GAP_MESSAGE)))
-        # The two statements of every command and every follower's round, composed once: psycopg
-        # composes an SQL object again at each execute (sampled, docs/performance.md).
+        # The statements of every command and every follower's round, composed once, prepared
+        # once per connection and run by libpq itself: psycopg's cursor composed, converted
+        # and adapted again at each execute (sampled, docs/performance.md).
         self.notifications_after = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state"
-            " FROM {schema}.{table} WHERE notification_id > %s"
-            " ORDER BY notification_id LIMIT %s").format(schema=schema, table=table).as_bytes()
+            " FROM {schema}.{table} WHERE notification_id > $1"
+            " ORDER BY notification_id LIMIT $2").format(schema=schema, table=table).as_bytes()
         self.insert_statement = SQL(
             "SELECT * FROM {schema}.{function}($1::{kind}[], $2::bigint[], $3::text[],"
             " $4::bytea[], $5)").format(schema=schema, function=Identifier(FUNCTION),
                                         kind=kind).as_bytes()
-        self._prepared: weakref.WeakSet[Any] = weakref.WeakSet()  # connections it is on
+        self._events_of = SQL(
+            "SELECT originator_id, originator_version, topic, state FROM {schema}.{table}"
+            " WHERE originator_id = $1").format(schema=schema, table=table).as_bytes()
+        self._uuids = datastore.originator_id_type == "uuid"
+        self._prepared: weakref.WeakKeyDictionary[Any, set[bytes]] = (
+            weakref.WeakKeyDictionary())  # connection -> the names prepared on it
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -146,49 +152,95 @@ class GamesRecorder(PostgresApplicationRecorder):
         """Store the events in one statement (its own transaction); their notification ids."""
         if not stored_events:
             return []
-        # The columns as array literals (text the statement casts), sent by libpq itself to
-        # a statement prepared once per connection: psycopg's cursor inspects every list's
-        # items and converts the query at each execute (sampled: a good part of a command's
-        # own CPU on PostgreSQL, docs/performance.md).
+        # The columns as array literals (text the statement casts): psycopg's list adapter
+        # inspected every list's items at each execute to choose their types.
         columns = [array_literal(quoted(str(e.originator_id)) for e in stored_events).encode(),
                    array_literal(str(e.originator_version) for e in stored_events).encode(),
                    array_literal(quoted(e.topic) for e in stored_events).encode(),
                    array_literal(f'"\\\\x{e.state.hex()}"' for e in stored_events).encode(),
                    self.synchronous_commit.encode()]
         with self.datastore.get_connection() as conn:
-            result = self._write(conn, columns)
-            if result.status == ExecStatus.FATAL_ERROR and (
-                    result.error_field(DiagnosticField.SQLSTATE) == UNPREPARED):
-                self._prepared.discard(conn)  # its prepared statements were dropped
-                result = self._write(conn, columns)
-            if result.status != ExecStatus.TUPLES_OK:
-                raise failure(conn, result)
+            result = self._run(conn, WRITE, self.insert_statement, columns)
             return [int(result.get_value(row, 0)) for row in range(result.ntuples)]
 
-    def _write(self, conn: Any, columns: list[bytes]) -> Any:
-        """The write function called on `conn`'s libpq connection: its result."""
-        if conn not in self._prepared:
-            prepared = conn.pgconn.prepare(WRITE, self.insert_statement)
-            if prepared.status != ExecStatus.COMMAND_OK:
-                raise failure(conn, prepared)
-            self._prepared.add(conn)
-        return conn.pgconn.exec_prepared(WRITE, columns)
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def select_events(self, originator_id: Any, *, gt: int | None = None,
+                      lte: int | None = None, desc: bool = False, limit: int | None = None
+                      ) -> Sequence[StoredEvent]:
+        """eventsourcing's, through statements prepared once (one for each combination of
+        bounds asked): a command on a copy another worker's write made stale reads the newer
+        events with it."""
+        shape = f"{gt is not None:d}{lte is not None:d}{desc:d}{limit is not None:d}"
+        statement = self._events_of
+        if gt is not None:
+            statement += b" AND originator_version > $%d" % (2)
+        if lte is not None:
+            statement += b" AND originator_version <= $%d" % (2 + (gt is not None))
+        statement += b" ORDER BY originator_version DESC" if desc else (
+            b" ORDER BY originator_version ASC")
+        if limit is not None:
+            statement += b" LIMIT $%d" % (2 + (gt is not None) + (lte is not None))
+        params = [str(value).encode() for value in (originator_id, gt, lte, limit)
+                  if value is not None]
+        with self.datastore.get_connection() as conn:
+            result = self._run(conn, b"gruft_events_" + shape.encode(), statement, params,
+                               binary=True)
+        return [StoredEvent(originator_id=self._id(result.get_value(row, 0)),
+                            originator_version=integer(result.get_value(row, 1)),
+                            topic=result.get_value(row, 2).decode(),
+                            state=result.get_value(row, 3)) for row in range(result.ntuples)]
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
                              topics: Sequence[str] = (), *, inclusive_of_start: bool = True
                              ) -> Sequence[Notification]:
-        """eventsourcing's, with the log followers' question (what came after a position) as
-        one statement built once and rows read as tuples: the followers of every worker ask it
-        after each commit (sampled: composing the statement and building a dict per row were a
-        good part of the follower's reading on PostgreSQL, docs/performance.md)."""
+        """eventsourcing's, with the log followers' question (what came after a position)
+        through a statement prepared once: the followers of every worker ask it after each
+        commit."""
         if start is None or inclusive_of_start or stop is not None or topics:
             return super().select_notifications(start, limit, stop, topics,
                                                 inclusive_of_start=inclusive_of_start)
-        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute(self.notifications_after, (start, limit), prepare=True)
-            return [Notification(id=row[0], originator_id=row[1], originator_version=row[2],
-                                 topic=row[3], state=bytes(row[4])) for row in curs.fetchall()]
+        with self.datastore.get_connection() as conn:
+            result = self._run(conn, b"gruft_after", self.notifications_after,
+                               [str(start).encode(), str(limit).encode()], binary=True)
+        return [Notification(id=integer(result.get_value(row, 0)),
+                             originator_id=self._id(result.get_value(row, 1)),
+                             originator_version=integer(result.get_value(row, 2)),
+                             topic=result.get_value(row, 3).decode(),
+                             state=result.get_value(row, 4)) for row in range(result.ntuples)]
+
+    def _id(self, value: bytes) -> Any:
+        """An originator id from its binary form."""
+        return UUID(bytes=value) if self._uuids else value.decode()
+
+    def _run(self, conn: Any, name: bytes, statement: bytes, params: list[bytes],
+             binary: bool = False) -> Any:
+        """`statement` run on `conn` by libpq, prepared as `name` on the connection first if it
+        is not yet (again if the connection dropped it: DISCARD ALL); its result, its rows in
+        binary when `binary`. A failure raises psycopg's error for it."""
+        result = self._exec(conn, name, statement, params, binary)
+        if result.status == ExecStatus.FATAL_ERROR and (
+                result.error_field(DiagnosticField.SQLSTATE) == UNPREPARED):
+            self._prepared.pop(conn, None)
+            result = self._exec(conn, name, statement, params, binary)
+        if result.status not in (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK):
+            raise failure(conn, result)
+        return result
+
+    def _exec(self, conn: Any, name: bytes, statement: bytes, params: list[bytes],
+              binary: bool) -> Any:
+        names = self._prepared.setdefault(conn, set())
+        if name not in names:
+            prepared = conn.pgconn.prepare(name, statement)
+            if prepared.status != ExecStatus.COMMAND_OK:
+                raise failure(conn, prepared)
+            names.add(name)
+        return conn.pgconn.exec_prepared(name, params, result_format=1 if binary else 0)
+
+
+def integer(value: bytes) -> int:
+    """A bigint from its binary form."""
+    return int.from_bytes(value, "big", signed=True)
 
 
 def heard_in(payload: str) -> list[tuple[str, int]] | None:

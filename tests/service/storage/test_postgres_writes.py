@@ -26,11 +26,11 @@ def games(postgres_env) -> Games:
 
 def statements_of(recorder, action) -> list[str]:
     """The statements `action` sends from this thread (the follower's thread sends its own
-    meanwhile): through psycopg's cursors, and the write's through libpq itself."""
+    meanwhile): through psycopg's cursors, and through libpq itself (service/postgres.py)."""
     import psycopg
 
     sent: list[str] = []
-    original, write = psycopg.Cursor.execute, recorder._write
+    original, run = psycopg.Cursor.execute, recorder._run
     caller = threading.current_thread()
 
     def execute(self, query, params=None, **kwargs):
@@ -39,17 +39,17 @@ def statements_of(recorder, action) -> list[str]:
                         else str(query))
         return original(self, query, params, **kwargs)
 
-    def write_through_libpq(conn, columns):
+    def run_through_libpq(conn, name, statement, params, binary=False):
         if threading.current_thread() is caller:
-            sent.append(recorder.insert_statement.decode())
-        return write(conn, columns)
+            sent.append(statement.decode())
+        return run(conn, name, statement, params, binary)
 
-    psycopg.Cursor.execute, recorder._write = execute, write_through_libpq
+    psycopg.Cursor.execute, recorder._run = execute, run_through_libpq
     try:
         action()
     finally:
         psycopg.Cursor.execute = original
-        del recorder._write
+        del recorder._run
     return sent
 
 
@@ -100,6 +100,31 @@ def test_a_write_prepares_its_statement_again_on_a_connection_that_dropped_it(po
         assert [e.originator_version for e in recorder.select_events(gid)] == [1, 2]
     finally:
         games.close()
+
+
+def test_reads_through_prepared_statements_answer_as_eventsourcing_s_own(games):
+    import itertools
+
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
+    recorder, gid, other = games.recorder, uuid4(), uuid4()
+    recorder.insert_events([stored_event(recorder, gid, v) for v in range(1, 7)])
+    recorder.insert_events([stored_event(recorder, other, 1)])
+    # Check every combination of bounds a read may ask (each its own statement) reads the
+    # same events as eventsourcing's own statement, on a pool of connections.
+    for gt, lte, desc, limit in itertools.product((None, 0, 2), (None, 5, 1), (False, True),
+                                                  (None, 2)):
+        asked = {"gt": gt, "lte": lte, "desc": desc, "limit": limit}
+        for _ in range(2):  # prepared, then run again
+            assert recorder.select_events(gid, **asked) == (
+                PostgresApplicationRecorder.select_events(recorder, gid, **asked)), asked
+    head = recorder.max_notification_id()
+    for start in (0, 1, head - 1, head):
+        mine = recorder.select_notifications(start, 4, inclusive_of_start=False)
+        theirs = PostgresApplicationRecorder.select_notifications(
+            recorder, start, 4, inclusive_of_start=False)
+        assert [vars(n) for n in mine] == [vars(n) for n in theirs] and len(mine) == min(
+            4, head - start)
 
 
 def test_a_skipped_version_is_refused_and_nothing_is_written(games):
