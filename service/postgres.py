@@ -35,6 +35,8 @@ worker's stale copy (service/freshness.py) never waits for other writers to be r
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import select
 import weakref
 from collections.abc import Iterable, Sequence
@@ -57,8 +59,8 @@ from psycopg.sql import SQL, Identifier, Literal
 from service.gaps import GAP_MESSAGE
 
 FUNCTION = "gruft_insert_events"
-WRITE = b"gruft_write"  # the name of the statement calling it, prepared on each connection
-UNPREPARED = b"26000"  # invalid_sql_statement_name: a statement dropped (DISCARD ALL)
+UNPREPARED = b"26000"  # invalid_sql_statement_name: a statement dropped (DEALLOCATE ALL)
+PREPARED_ALREADY = b"42P05"  # duplicate_prepared_statement
 SYNCHRONOUS_COMMIT = ("on", "off")
 GAP_STATE = "23514"  # check_violation: the driver raises it as an integrity error
 HEARD_BYTES = 7900  # the longest NOTIFY payload a write sends (PostgreSQL takes under 8000)
@@ -160,7 +162,7 @@ class GamesRecorder(PostgresApplicationRecorder):
                    array_literal(f'"\\\\x{e.state.hex()}"' for e in stored_events).encode(),
                    self.synchronous_commit.encode()]
         with self.datastore.get_connection() as conn:
-            result = self._run(conn, WRITE, self.insert_statement, columns)
+            result = self._run(conn, self.insert_statement, columns)
             return [int(result.get_value(row, 0)) for row in range(result.ntuples)]
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
@@ -170,7 +172,6 @@ class GamesRecorder(PostgresApplicationRecorder):
         """eventsourcing's, through statements prepared once (one for each combination of
         bounds asked): a command on a copy another worker's write made stale reads the newer
         events with it."""
-        shape = f"{gt is not None:d}{lte is not None:d}{desc:d}{limit is not None:d}"
         statement = self._events_of
         if gt is not None:
             statement += b" AND originator_version > $%d" % (2)
@@ -183,8 +184,7 @@ class GamesRecorder(PostgresApplicationRecorder):
         params = [str(value).encode() for value in (originator_id, gt, lte, limit)
                   if value is not None]
         with self.datastore.get_connection() as conn:
-            result = self._run(conn, b"gruft_events_" + shape.encode(), statement, params,
-                               binary=True)
+            result = self._run(conn, statement, params, binary=True)
         return [StoredEvent(originator_id=self._id(result.get_value(row, 0)),
                             originator_version=integer(result.get_value(row, 1)),
                             topic=result.get_value(row, 2).decode(),
@@ -201,7 +201,7 @@ class GamesRecorder(PostgresApplicationRecorder):
             return super().select_notifications(start, limit, stop, topics,
                                                 inclusive_of_start=inclusive_of_start)
         with self.datastore.get_connection() as conn:
-            result = self._run(conn, b"gruft_after", self.notifications_after,
+            result = self._run(conn, self.notifications_after,
                                [str(start).encode(), str(limit).encode()], binary=True)
         return [Notification(id=integer(result.get_value(row, 0)),
                              originator_id=self._id(result.get_value(row, 1)),
@@ -213,11 +213,16 @@ class GamesRecorder(PostgresApplicationRecorder):
         """An originator id from its binary form."""
         return UUID(bytes=value) if self._uuids else value.decode()
 
-    def _run(self, conn: Any, name: bytes, statement: bytes, params: list[bytes],
-             binary: bool = False) -> Any:
-        """`statement` run on `conn` by libpq, prepared as `name` on the connection first if it
-        is not yet (again if the connection dropped it: DISCARD ALL); its result, its rows in
-        binary when `binary`. A failure raises psycopg's error for it."""
+    def _run(self, conn: Any, statement: bytes, params: list[bytes], binary: bool = False
+             ) -> Any:
+        """`statement` run on `conn` by libpq, prepared on the connection first if it is not
+        yet; its result, its rows in binary when `binary`. A failure raises psycopg's error.
+
+        psycopg prepares statements of its own on the same connections, and drops all of them
+        (DEALLOCATE ALL) after some errors: a statement dropped is prepared again, and one
+        found prepared already (by another recorder on the pool) is used. Its name is its
+        text's hash, so a name always means the same statement."""
+        name = statement_name(statement)
         result = self._exec(conn, name, statement, params, binary)
         if result.status == ExecStatus.FATAL_ERROR and (
                 result.error_field(DiagnosticField.SQLSTATE) == UNPREPARED):
@@ -232,10 +237,17 @@ class GamesRecorder(PostgresApplicationRecorder):
         names = self._prepared.setdefault(conn, set())
         if name not in names:
             prepared = conn.pgconn.prepare(name, statement)
-            if prepared.status != ExecStatus.COMMAND_OK:
+            if prepared.status != ExecStatus.COMMAND_OK and (
+                    prepared.error_field(DiagnosticField.SQLSTATE) != PREPARED_ALREADY):
                 raise failure(conn, prepared)
             names.add(name)
         return conn.pgconn.exec_prepared(name, params, result_format=1 if binary else 0)
+
+
+@functools.lru_cache(maxsize=64)
+def statement_name(statement: bytes) -> bytes:
+    """The name `statement` is prepared under: `gruft_` and a hash of its text."""
+    return b"gruft_" + hashlib.blake2b(statement, digest_size=10).hexdigest().encode()
 
 
 def integer(value: bytes) -> int:
@@ -303,6 +315,4 @@ def channel_name(schema: str, table: str) -> str:
     name = f"{schema}_{table}" if schema else table
     if len(name.encode()) <= 63:
         return name
-    import hashlib
-
     return f"gruft_{hashlib.sha256(name.encode()).hexdigest()[:32]}"

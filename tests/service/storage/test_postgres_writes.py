@@ -39,10 +39,10 @@ def statements_of(recorder, action) -> list[str]:
                         else str(query))
         return original(self, query, params, **kwargs)
 
-    def run_through_libpq(conn, name, statement, params, binary=False):
+    def run_through_libpq(conn, statement, params, binary=False):
         if threading.current_thread() is caller:
             sent.append(statement.decode())
-        return run(conn, name, statement, params, binary)
+        return run(conn, statement, params, binary)
 
     psycopg.Cursor.execute, recorder._run = execute, run_through_libpq
     try:
@@ -86,7 +86,7 @@ def test_a_command_writes_through_the_function(games):
     assert not any("LOCK TABLE" in s for s in sent)  # no lock taken from the client's side
 
 
-def test_a_write_prepares_its_statement_again_on_a_connection_that_dropped_it(postgres_env):
+def test_a_statement_is_prepared_again_on_a_connection_that_dropped_it(postgres_env):
     # One connection in the pool: the write's statement is prepared on it, then dropped there
     # (as DISCARD ALL or a connection pooler's reset drops it).
     games = Games(env={**postgres_env, "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "0"})
@@ -98,6 +98,16 @@ def test_a_write_prepares_its_statement_again_on_a_connection_that_dropped_it(po
         # Check the next write is stored all the same.
         assert len(recorder.insert_events([stored_event(recorder, gid, 2)])) == 1
         assert [e.originator_version for e in recorder.select_events(gid)] == [1, 2]
+        # ... and a statement prepared there by someone else (another recorder on the pool)
+        # under its name is used.
+        from service.postgres import statement_name
+
+        recorder._prepared.clear()
+        with recorder.datastore.get_connection() as conn:
+            conn.pgconn.prepare(statement_name(recorder.insert_statement),
+                                recorder.insert_statement)
+        assert len(recorder.insert_events([stored_event(recorder, gid, 3)])) == 1
+        assert [e.originator_version for e in recorder.select_events(gid)] == [1, 2, 3]
     finally:
         games.close()
 
