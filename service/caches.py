@@ -144,6 +144,13 @@ STATEMENTS = Cache(
     holds="a prepared statement of one SQLite connection, by its text (sqlite3's own cache)",
     entries=128,
     invalidated="sqlite3's: dropped when the schema changes or the connection closes")
+PREPARED = Cache(
+    where="service.postgres:GamesRecorder._prepared",
+    holds="the names of the statements prepared on one PostgreSQL connection, by connection",
+    bounded_by="the pool's connections (weakly held) and the recorder's statements (a write, "
+               "the follower's read, four shapes of a game's read)",
+    invalidated="a statement the server no longer has (psycopg's DEALLOCATE ALL) is prepared "
+                "again when a run of it fails; a connection gone takes its entry with it")
 RULES_PAGES = Cache(
     where="api.rules:rendered",
     holds="a game's rules page as HTML, by game key",

@@ -35,7 +35,6 @@ worker's stale copy (service/freshness.py) never waits for other writers to be r
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import select
 import weakref
@@ -244,7 +243,6 @@ class GamesRecorder(PostgresApplicationRecorder):
         return conn.pgconn.exec_prepared(name, params, result_format=1 if binary else 0)
 
 
-@functools.lru_cache(maxsize=64)
 def statement_name(statement: bytes) -> bytes:
     """The name `statement` is prepared under: `gruft_` and a hash of its text."""
     return b"gruft_" + hashlib.blake2b(statement, digest_size=10).hexdigest().encode()

@@ -49,6 +49,8 @@ NOT_CACHES = {
     "service.presence:Presence._local": "this process's open streams' seats, per game",
     "service.presence:Presence.open": "the same (a game's first open stream)",
     "service.presence:Presence._told": "what listeners last heard, per game with a seat present",
+    "service.readmodels.lifecycle:PerApplication._made": "one object (read models, a stream "
+    "writer, bots) per Application alive",
 }
 
 
@@ -128,7 +130,8 @@ def maker(node: ast.AST) -> str | None:
 
 def is_mapping(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Dict) and not node.keys or maker(node) in {
-        "dict", "OrderedDict", "LRUCache", "BytesLRU", "Counter", "defaultdict"} and isinstance(
+        "dict", "OrderedDict", "LRUCache", "BytesLRU", "Counter", "defaultdict",
+        "WeakKeyDictionary", "WeakValueDictionary"} and isinstance(
         node, ast.Call) and not node.args
 
 
