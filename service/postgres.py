@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import select
+import threading
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -146,6 +147,7 @@ class GamesRecorder(PostgresApplicationRecorder):
         self._uuids = datastore.originator_id_type == "uuid"
         self._prepared: weakref.WeakKeyDictionary[Any, set[bytes]] = (
             weakref.WeakKeyDictionary())  # connection -> the names prepared on it
+        self._lock = threading.Lock()
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -173,7 +175,7 @@ class GamesRecorder(PostgresApplicationRecorder):
         events with it."""
         statement = self._events_of
         if gt is not None:
-            statement += b" AND originator_version > $%d" % (2)
+            statement += b" AND originator_version > $2"
         if lte is not None:
             statement += b" AND originator_version <= $%d" % (2 + (gt is not None))
         statement += b" ORDER BY originator_version DESC" if desc else (
@@ -218,14 +220,15 @@ class GamesRecorder(PostgresApplicationRecorder):
         yet; its result, its rows in binary when `binary`. A failure raises psycopg's error.
 
         psycopg prepares statements of its own on the same connections, and drops all of them
-        (DEALLOCATE ALL) after some errors: a statement dropped is prepared again, and one
+        (DEALLOCATE ALL) after a ROLLBACK there: a statement dropped is prepared again, and one
         found prepared already (by another recorder on the pool) is used. Its name is its
         text's hash, so a name always means the same statement."""
         name = statement_name(statement)
         result = self._exec(conn, name, statement, params, binary)
         if result.status == ExecStatus.FATAL_ERROR and (
                 result.error_field(DiagnosticField.SQLSTATE) == UNPREPARED):
-            self._prepared.pop(conn, None)
+            with self._lock:
+                self._prepared.pop(conn, None)
             result = self._exec(conn, name, statement, params, binary)
         if result.status not in (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK):
             raise failure(conn, result)
@@ -233,7 +236,8 @@ class GamesRecorder(PostgresApplicationRecorder):
 
     def _exec(self, conn: Any, name: bytes, statement: bytes, params: list[bytes],
               binary: bool) -> Any:
-        names = self._prepared.setdefault(conn, set())
+        with self._lock:  # one thread per connection, several on the mapping
+            names = self._prepared.setdefault(conn, set())
         if name not in names:
             prepared = conn.pgconn.prepare(name, statement)
             if prepared.status != ExecStatus.COMMAND_OK and (

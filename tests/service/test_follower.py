@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import random
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -109,33 +111,37 @@ def test_an_unsubscribed_subscriber_is_called_no_more(games):
     assert gone.ids == []
 
 
-def test_another_applications_writes_reach_the_subscribers(sqlite_env):
-    # Check the follower of one worker hears what another worker stored (SQLite: its poll)
-    reader, writer = Games(env=sqlite_env), Games(env=sqlite_env)
+@contextmanager
+def two_workers(env: dict[str, str]) -> Iterator[tuple[Games, Games, Recorder]]:
+    """A reader and a writer on the same store, and a subscriber of the reader's follower."""
+    reader, writer = Games(env=env), Games(env=env)
     try:
         heard = Recorder(reader.follower.head())
         reader.follower.subscribe(heard)
-        store_some(writer, 1)
-        now = writer.follower.head()
-        wait_until(lambda: heard.position == now, "the reader's subscriber")
+        yield reader, writer, heard
     finally:
         reader.close()
         writer.close()
+
+
+def hears_a_write(writer: Games, heard: Recorder, why: str) -> None:
+    """The writer stores some; wait until the subscriber has taken it."""
+    store_some(writer, 1)
+    now = writer.follower.head()
+    wait_until(lambda: heard.position == now, why)
+
+
+def test_another_applications_writes_reach_the_subscribers(sqlite_env):
+    # Check the follower of one worker hears what another worker stored (SQLite: its poll)
+    with two_workers(sqlite_env) as (_, writer, heard):
+        hears_a_write(writer, heard, "the reader's subscriber")
 
 
 @pytest.mark.postgres
 def test_another_applications_writes_reach_the_subscribers_on_postgres(postgres_env):
-    reader, writer = Games(env=postgres_env), Games(env=postgres_env)
-    try:
+    with two_workers(postgres_env) as (reader, writer, heard):
         assert reader.follower.kind == "postgres"
-        heard = Recorder(reader.follower.head())
-        reader.follower.subscribe(heard)
-        store_some(writer, 1)
-        now = writer.follower.head()
-        wait_until(lambda: heard.position == now, "the reader's subscriber (LISTEN)")
-    finally:
-        reader.close()
-        writer.close()
+        hears_a_write(writer, heard, "the reader's subscriber (LISTEN)")
 
 
 def listening_backends(channel: str) -> set[int]:
@@ -156,10 +162,7 @@ def test_a_follower_whose_listening_connection_drops_listens_again(postgres_env)
 
     from tests.conftest import POSTGRES_DSN
 
-    reader, writer = Games(env=postgres_env), Games(env=postgres_env)
-    try:
-        heard = Recorder(reader.follower.head())
-        reader.follower.subscribe(heard)
+    with two_workers(postgres_env) as (reader, writer, heard):
         channel = reader.recorder.channel_name
         # Both Applications' followers listen on the schema's channel.
         wait_until(lambda: len(listening_backends(channel)) == 2, "both followers to listen")
@@ -170,12 +173,7 @@ def test_a_follower_whose_listening_connection_drops_listens_again(postgres_env)
         # Check each follower listens again on a new connection, and the reader hears a write.
         wait_until(lambda: len(listening_backends(channel) - before) == 2,
                    "both followers to listen again")
-        store_some(writer, 1)
-        now = writer.follower.head()
-        wait_until(lambda: heard.position == now, "the reader's subscriber, listening again")
-    finally:
-        reader.close()
-        writer.close()
+        hears_a_write(writer, heard, "the reader's subscriber, listening again")
 
 
 def is_super(node: ast.AST) -> bool:
