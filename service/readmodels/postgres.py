@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.postgres import PostgresTrackingRecorder
+from eventsourcing.utils import retry
 
 from service.ddl import retry_concurrent_ddl
 from service.readmodels.views import TABLES, ReadModelView
@@ -32,6 +34,16 @@ class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):
     def create_table(self) -> None:
         retry_concurrent_ddl(super().create_table)
         self.create_view_tables()
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.1)
+    def apply(self, updates: Any, tracking: Any) -> None:
+        """ReadModelView's, tried again at once when its connection was lost (nothing of a
+        failed transaction is kept, and its tracking record makes a second try exact).
+
+        After a PostgreSQL restart the views' pool hands out each of its dead connections once
+        (psycopg_pool does not check them first): without this, each cost the follower's
+        RETRY_SECONDS, and readers waited up to GRUFT_VIEWS_WAIT for the views to catch up."""
+        super().apply(updates, tracking)
 
     @contextmanager
     def _transaction(self, *, commit: bool) -> Iterator[Any]:
