@@ -89,8 +89,8 @@ def test_seats_out_of_time_are_played_and_every_game_verifies(open_games, key, t
                                 clock=QUICK).game_id
     embedded_bots(games), embedded_clocks(games)
     handed = 0
-    while not games.game(game_id).finished:
-        game = games.game(game_id)
+    # One read a turn: between two, a bot or the clock may end the game (nobody to act then).
+    while not (game := games.game(game_id)).finished:
         choice = rng.random()
         try:
             if choice < 0.3:  # a person moves in time
@@ -122,8 +122,7 @@ def test_a_clock_never_runs_out_for_a_seat_that_moved_in_time(open_games, tmp_pa
     runner = embedded_clocks(games).runner
     wait_until(lambda: game_id in runner.active, "the runner to note the game")
     # Check a whole game played at once by its seats records no ClockExpired.
-    while not games.game(game_id).finished:
-        game = games.game(game_id)
+    while not (game := games.game(game_id)).finished:
         player = game.to_act[0]
         games.command(game_id, Viewer(player=player), game.legal_moves(player)[0])
     records = check_exports(games, game_id, tmp_path)

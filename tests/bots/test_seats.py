@@ -272,8 +272,7 @@ def test_bots_make_one_call_per_move_beside_a_person_moving_with_them(open_games
     ann_moves = []
 
     def ann() -> None:
-        while not games.game(game_id).finished:
-            game = games.game(game_id)
+        while not (game := games.game(game_id)).finished:  # one read a turn: bots move too
             moves = game.legal_moves("Ann")
             if not moves:
                 wait_until(lambda v=game.version: games.game(game_id).version > v, "a move")
