@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 
@@ -29,6 +29,16 @@ def sqlite_env(tmp_path) -> dict[str, str]:
     return {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(tmp_path / "games.sqlite"),
             "GRUFT_DATA_DIR": str(tmp_path / "data")}
+
+
+def terminate_backends(pids: Iterable[int]) -> None:
+    """End these PostgreSQL backends, as a server restart or an administrator would (their
+    clients learn it at their next statement)."""
+    import psycopg
+
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+        for pid in pids:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
 
 
 def postgres_schema() -> Iterator[str]:

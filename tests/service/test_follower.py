@@ -158,18 +158,14 @@ def listening_backends(channel: str) -> set[int]:
 
 @pytest.mark.postgres
 def test_a_follower_whose_listening_connection_drops_listens_again(postgres_env):
-    import psycopg
-
-    from tests.conftest import POSTGRES_DSN
+    from tests.conftest import terminate_backends
 
     with two_workers(postgres_env) as (reader, writer, heard):
         channel = reader.recorder.channel_name
         # Both Applications' followers listen on the schema's channel.
         wait_until(lambda: len(listening_backends(channel)) == 2, "both followers to listen")
         before = listening_backends(channel)
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
-            for pid in before:
-                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        terminate_backends(before)
         # Check each follower listens again on a new connection, and the reader hears a write.
         wait_until(lambda: len(listening_backends(channel) - before) == 2,
                    "both followers to listen again")

@@ -9,7 +9,7 @@ import pytest
 
 from service.app import Games
 from service.readmodels import ReadModelRunner
-from tests.conftest import POSTGRES_DSN
+from tests.conftest import POSTGRES_DSN, terminate_backends
 from tests.kit import wait_until
 from tests.service.storage.kit import new_game
 
@@ -34,9 +34,7 @@ def test_the_views_catch_up_at_once_when_their_connections_were_lost(postgres_en
         pids = [conn.info.backend_pid for conn in held]
         for conn in held:
             pool.putconn(conn)
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
-            for pid in pids:
-                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        terminate_backends(pids)
         wait_until(lambda: not backends_alive(pids), "the views' connections to end")
         caplog.set_level(logging.ERROR, logger="gruft.follower")
         new_game(games, "vampir", seed=2)

@@ -12,7 +12,12 @@ import pytest
 from domain.core import HOST
 from service import Games
 from service.settings import Settings, SettingsError, storage_env
-from tests.conftest import POSTGRES_DSN, postgres_schema, postgres_settings
+from tests.conftest import (
+    POSTGRES_DSN,
+    postgres_schema,
+    postgres_settings,
+    terminate_backends,
+)
 
 pytest.importorskip("psycopg")
 
@@ -258,8 +263,7 @@ def test_a_follower_takes_every_notice_that_arrived_in_one_go(games):
         # server's farewell first, and fails at the next look).
         import psycopg
 
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
-            admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+        terminate_backends([conn.info.backend_pid])
         with pytest.raises(psycopg.OperationalError):
             for _ in range(3):
                 assert notices(conn, 30) == []
@@ -300,7 +304,6 @@ def test_a_version_already_stored_is_refused_without_waiting_for_the_lock(games)
     import psycopg
     from eventsourcing.persistence import IntegrityError
 
-    from tests.conftest import POSTGRES_DSN
 
     recorder, gid = games.recorder, uuid4()
     recorder.insert_events([stored_event(recorder, gid, 1)])
