@@ -22,7 +22,7 @@ from service.errors import Forbidden, GameNotFound, Unauthorized
 from service.invitations import HOST_SEAT, Invitations
 from service.repository import parse_game_id
 from service.seats import BotSeats
-from service.tokens import Credentials
+from service.tokens import Credentials, token_hash
 
 ALL_VERSIONS = 2**62  # a version past any: read the whole aggregate, around the games' cache
 
@@ -50,6 +50,8 @@ class Access:
             seat = self.invited_seat(creds.game_id, token)
             if seat is not None:
                 found = (True, None) if seat == HOST_SEAT else (False, seat)
+        elif creds.carried_invitation(token) and self.revoked(creds.game_id, token):
+            found = None  # an invitation's credential from a game before, ended since
         if found is None:
             raise Unauthorized(N_("that token is not valid for this game"))
         is_host, player = found
@@ -82,6 +84,11 @@ class Access:
             return self._repository.get(Invitations.create_id(game_id), version=ALL_VERSIONS)
         except AggregateNotFoundError:
             return None
+
+    def revoked(self, game_id: UUID, credential: str) -> bool:
+        """Whether a new invitation (in this game or one before it) ended `credential`."""
+        invitations = self.invitations(game_id)
+        return invitations is not None and token_hash(credential) in invitations.revoked
 
     def invited_seat(self, game_id: UUID, credential: str) -> str | None:
         """The seat of a credential got by an invitation (HOST_SEAT: the host's), or None."""

@@ -440,7 +440,8 @@ class Games(SaveHooks):
     def _carried(self, creds: Any) -> dict[str, Any]:
         """The hashes of every token valid in a game, for its rematch: the creation's (and
         those it carried), and the credentials its seats' invitations were exchanged for (a
-        page that joined by an invitation link moves on with what it holds)."""
+        page that joined by an invitation link moves on with what it holds); none that a new
+        invitation revoked (issue 32, item 4)."""
         carried = carried_from(creds)
         invitations = self.access.invitations(creds.game_id)
         for seat, hashes in (invitations.credentials if invitations is not None else {}).items():
@@ -448,7 +449,12 @@ class Games(SaveHooks):
                 carried["host"].extend(hashes)
             else:
                 carried["players"].setdefault(seat, []).extend(hashes)
-        return carried
+                carried["invited"].setdefault(seat, []).extend(hashes)
+        revoked = invitations.revoked if invitations is not None else set()
+        return {"host": [h for h in carried["host"] if h not in revoked],
+                **{part: {seat: [h for h in hashes if h not in revoked]
+                          for seat, hashes in carried[part].items()}
+                   for part in ("players", "invited")}}
 
     def expire_clock(self, game_id: str | UUID, player: str,
                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
@@ -505,9 +511,25 @@ class Games(SaveHooks):
                 raise BadCommand(N_("%(seat)r does not play in this game"), seat=seat)
         invitations = self.access.invitations(game.id) or Invitations(
             game_id=game.id)
+        players = [seat for seat in seats if seat != HOST_SEAT]
+        # What the seats' earlier links gave ends here and in every rematch that carried it.
+        creds = self.access.credentials(game.id)
+        ended = {h for seat in players for h in
+                 (*invitations.credentials.get(seat, ()), *creds.invited(seat))}
         codes = {seat: invitations.issue(seat) for seat in seats}
-        self._store_invitations(invitations)
+        invitations.revoke(ended)
+        self._store_invitations(invitations, *self._rematches_revoking(game.id, ended))
         return codes
+
+    def _rematches_revoking(self, game_id: UUID, ended: set[str]) -> list[Invitations]:
+        """The invitations of every rematch after a game, each revoking `ended` (issue 32,
+        item 4: a credential a misdirected link gave opens no seat in a later game either)."""
+        revoking = []
+        while ended and (game_id := self.reads.rematch_of(game_id)) is not None:
+            invitations = self.access.invitations(game_id) or Invitations(game_id=game_id)
+            invitations.revoke(ended)
+            revoking.append(invitations)
+        return revoking
 
     def accept_invitation(self, game_id: str | UUID, code: str) -> tuple[str, str]:
         """(seat, credential) for an invitation's code, which then dies (docs/api.md)."""
@@ -520,9 +542,9 @@ class Games(SaveHooks):
         self._store_invitations(invitations)
         return accepted
 
-    def _store_invitations(self, invitations: Invitations) -> None:
+    def _store_invitations(self, *invitations: Invitations) -> None:
         try:
-            self.save(invitations)
+            self.save(*invitations)
         except IntegrityError:
             raise Conflict(N_("the invitations changed meanwhile: try again")) from None
 

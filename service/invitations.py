@@ -10,6 +10,11 @@ host's own pages (the one used to get there is dead): its earlier code dies, but
 credentials stay, since the page asking holds one. The tokens of the creation answer are not
 touched (clients that keep them go on as before).
 
+A rematch carries the credentials its seats' invitations gave (service.tokens, `carried`), so
+revoking one must reach every rematch of the game too (issue 32, item 4): a seat's new invitation
+records the credentials it ends as `revoked`, here and in each rematch that follows, and a
+carried credential counts in a game only while its revocations do not name it.
+
 Like the tokens' (service.tokens), only hashes are stored, in an aggregate of one game's
 invitations beside the game (never in its events, so never in a log or an export). A seat is a
 player's name, or HOST_SEAT for the host's own invitation.
@@ -40,6 +45,7 @@ class Invitations(Aggregate):
         self.game_id = game_id
         self.codes: dict[str, str] = {}  # seat -> hash of its code not yet exchanged
         self.credentials: dict[str, list[str]] = {}  # seat -> hashes of credentials given
+        self.revoked: set[str] = set()  # hashes of credentials ended (here or in a game before)
 
     def issue(self, seat: str) -> str:
         """A new code for `seat`; its earlier code and the credential got with it are dead."""
@@ -51,7 +57,17 @@ class Invitations(Aggregate):
     def _issued(self, seat: str, code: str) -> None:
         self.codes[seat] = code
         if seat != HOST_SEAT:
-            self.credentials.pop(seat, None)
+            self.revoked.update(self.credentials.pop(seat, ()))
+
+    def revoke(self, hashes: set[str]) -> None:
+        """End credentials (by hash) that a game before this one carried here."""
+        new = sorted(hashes - self.revoked)
+        if new:
+            self._revoked(new)
+
+    @event("Revoked")
+    def _revoked(self, hashes: list[str]) -> None:
+        self.revoked.update(hashes)
 
     def accept(self, code: str) -> tuple[str, str] | None:
         """(seat, its new credential) for a live code, which dies; None for any other."""

@@ -43,8 +43,10 @@ class Credentials(Aggregate):
 
     `host_seat`: the seat the organiser plays with the host token (docs/api.md, host_seat).
     `carried`: the hashes of tokens of the game before a rematch that stay valid here, as
-    `{"host": [hash, ...], "players": {name: [hash, ...]}}` (the same people, the same seats).
-    Both are absent from credentials issued before them (the defaults).
+    `{"host": [hash, ...], "players": {name: [hash, ...]}}` (the same people, the same seats),
+    and under `"invited"` (`{name: [hash, ...]}`) those of the players' that invitations gave,
+    which a new invitation for the seat revokes (service.invitations). Absent from credentials
+    issued before them (the defaults; `"invited"` from those before issue 32).
     """
 
     host_seat = None
@@ -81,6 +83,18 @@ class Credentials(Aggregate):
         carried = list((self.carried or {}).get("host", ()))
         return carried if carried_only else [self.host, *carried]
 
+    def carried_invitation(self, token: str) -> bool:
+        """Whether `token` is one an invitation gave in a game before, carried here (so a new
+        invitation for its seat, there or here, may have ended it: service.invitations)."""
+        digest = token_hash(token)
+        invited = (self.carried or {}).get("invited", {})
+        return any(hmac.compare_digest(digest, one) for hashes in invited.values()
+                   for one in hashes)
+
+    def invited(self, player: str) -> set[str]:
+        """The hashes carried here that invitations for `player`'s seat gave in games before."""
+        return set((self.carried or {}).get("invited", {}).get(player, ()))
+
     def player_hashes(self) -> dict[str, list[str]]:
         """Each seat's token hashes: its own, then those carried from the games before."""
         carried = (self.carried or {}).get("players", {})
@@ -104,5 +118,8 @@ def issue_credentials(game_id: UUID, players: list[str], host_seat: str | None =
 
 
 def carried_from(creds: Credentials) -> dict[str, Any]:
-    """What a rematch carries over from a game's credentials: every token valid there."""
-    return {"host": creds.host_hashes(), "players": creds.player_hashes()}
+    """What a rematch carries over from a game's credentials: every token valid there, and
+    which of the players' invitations gave."""
+    invited = {name: sorted(creds.invited(name)) for name in creds.players}
+    return {"host": creds.host_hashes(), "players": creds.player_hashes(),
+            "invited": {name: hashes for name, hashes in invited.items() if hashes}}

@@ -459,3 +459,46 @@ def test_a_seat_that_joined_by_an_invitation_link_moves_on_to_the_rematch(served
     # Check the host's credential from its own link is the host's there.
     again = client.post(f"/games/{gid}/rematch", headers=bearer(host_credential))
     assert again.status_code == 200 and again.get_json()["game_id"] == answer["game_id"]
+
+
+def _accepted_credential(client: Any, gid: str, host: dict[str, str], seat: str) -> str:
+    """A new invitation for `seat`, exchanged for its credential (as the link's holder would)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    links = client.post(f"/games/{gid}/invitations", headers=host,
+                        json={"players": [seat], "host": False}).get_json()
+    code = parse_qs(urlsplit(links["invitations"][0]["url"]).query)["invite"][0]
+    return client.post(f"/games/{gid}/invitations/accept", json={"code": code}).get_json()["token"]
+
+
+def _rematch_after_abort(client: Any, gid: str, host: dict[str, str]) -> str:
+    assert client.post(f"/games/{gid}/abort", headers=host, json={"reason": "again"}).status_code == 200
+    return client.post(f"/games/{gid}/rematch", headers=host).get_json()["game_id"]
+
+
+@pytest.mark.parametrize("reissued_in", ["finished game", "rematch"])
+def test_a_reissued_invitation_ends_the_old_links_credential_in_every_rematch(served, reissued_in):
+    """Issue 32, item 4: Eve got Ben's misdirected link; the host issues Ben a new one."""
+    client = served.test_client()
+    game = create(client, "vampir")
+    gid, host = game["game_id"], bearer(game["host_token"])
+    eve = _accepted_credential(client, gid, host, "Ben")
+    rematch = _rematch_after_abort(client, gid, host)
+    # Check Eve's credential is Ben's in the rematch, as every credential of the game before is
+    assert client.get(f"/games/{rematch}/view", headers=bearer(eve)).get_json()["you"] == "Ben"
+    # The host issues Ben's invitation again, in the finished game or in the rematch
+    again_in = gid if reissued_in == "finished game" else rematch
+    rematch_host = bearer(client.post(f"/games/{gid}/rematch", headers=host).get_json()["host_token"])
+    ben = _accepted_credential(client, again_in, host if again_in == gid else rematch_host, "Ben")
+    # Check Eve's credential now opens Ben's seat nowhere after the re-issue: not in the rematch,
+    # and not in the rematch of the rematch either
+    assert client.get(f"/games/{rematch}/view", headers=bearer(eve)).status_code == 401
+    third = _rematch_after_abort(client, rematch, rematch_host)
+    assert client.get(f"/games/{third}/view", headers=bearer(eve)).status_code == 401
+    assert client.post(f"/games/{third}/rematch", headers=bearer(eve)).status_code == 401
+    # Check Ben's creation token and his new link's credential still work where they were valid
+    assert client.get(f"/games/{third}/view",
+                      headers=bearer(game["player_tokens"]["Ben"])).get_json()["you"] == "Ben"
+    assert client.get(f"/games/{again_in}/view", headers=bearer(ben)).get_json()["you"] == "Ben"
+    if again_in == rematch:  # a rematch made after it carries the new link's credential
+        assert client.get(f"/games/{third}/view", headers=bearer(ben)).get_json()["you"] == "Ben"
