@@ -1,7 +1,8 @@
 """Who may create games, and how fast (docs/api.md, "Rate limits and names").
 
-`POST /games`, `POST /games/import` and `POST /games/{id}/fork` (forking creates a game) are
-limited per client address by flask-limiter: the limit is GRUFT_CREATE_LIMIT (a flask-limiter
+`POST /games`, `POST /games/import`, `POST /games/{id}/fork` (forking creates a game) and
+`POST /games/{id}/rematch` when it makes the rematch (issue 32, item 2: the later calls, which
+answer the rematch made, count for nothing) are limited per client address by flask-limiter: the limit is GRUFT_CREATE_LIMIT (a flask-limiter
 string, default 60/minute; 0 turns it off), counted in memory (each worker its own count) or
 where GRUFT_RATELIMIT_STORAGE says (e.g. redis://127.0.0.1:6379: one count shared by every worker
 and machine). Over it: 429 `rate_limited` with Retry-After. Where GRUFT_CREATE_KEY is set, each
@@ -20,12 +21,16 @@ from flask_limiter.util import get_remote_address
 from api.settings import settings
 from domain.core.words import N_
 from service import Unauthorized
+from service.errors import GameNotFound
+from service.repository import parse_game_id
 
 DEFAULT_CREATE_LIMIT = "60/minute"
 OFF = "0"
 # (endpoint, method) of the routes that create a game
 CREATING = frozenset({("games.GameCollection", "POST"), ("replays.ImportReplay", "POST"),
                       ("arbiter.Fork", "POST")})
+# a rematch makes a game only when the finished game has none yet
+REMATCH = ("table.Rematch", "POST")
 KEY_HEADER = "Gruft-Create-Key"  # the creation key beside a bearer token that is not it (forks)
 
 
@@ -36,10 +41,10 @@ def init_app(app: Flask) -> Limiter | None:
     if key:
         @app.before_request
         def require_create_key() -> None:
-            if (request.endpoint, request.method) in CREATING and not _has_key(key):
-                raise Unauthorized(N_("creating, importing or forking a game needs the server's "
-                                      "creation key: 'Authorization: Bearer <key>' or "
-                                      "'%(key_header)s: <key>'"), key_header=KEY_HEADER)
+            if _creating() and not _has_key(key):
+                raise Unauthorized(N_("creating, importing, forking or rematching a game needs "
+                                      "the server's creation key: 'Authorization: Bearer <key>' "
+                                      "or '%(key_header)s: <key>'"), key_header=KEY_HEADER)
 
     limit = config.create_limit or OFF
     if limit == OFF:
@@ -57,7 +62,31 @@ def init_app(app: Flask) -> Limiter | None:
                                                 f"this address (at most {limit})")
     for endpoint in {endpoint for endpoint, _ in CREATING}:
         app.view_functions[endpoint] = shared(app.view_functions[endpoint])
+    rematching = limiter.shared_limit(limit, scope="create", methods=["POST"],
+                                      exempt_when=lambda: not _rematch_to_make(),
+                                      error_message="too many games created, imported, forked "
+                                                    f"or rematched from this address (at most "
+                                                    f"{limit})")
+    app.view_functions[REMATCH[0]] = rematching(app.view_functions[REMATCH[0]])
     return limiter
+
+
+def _creating() -> bool:
+    """Whether this request would make a game."""
+    here = (request.endpoint, request.method)
+    return here in CREATING or (here == REMATCH and _rematch_to_make())
+
+
+def _rematch_to_make() -> bool:
+    """Whether the rematch this request asks for is yet to be made (an unknown game: no, and
+    the route answers 404)."""
+    from api.games import games
+
+    try:
+        game_id = parse_game_id((request.view_args or {}).get("game_id", ""))
+    except GameNotFound:
+        return False
+    return games().reads.rematch_of(game_id) is None
 
 
 def _has_key(key: str) -> bool:

@@ -129,3 +129,42 @@ def test_forking_counts_as_creating(sqlite_env):
                         headers={**bearer(fork["host_token"]), "Gruft-Create-Key": "s3cret-key"})
     assert_error(again, 429, "rate_limited")
     assert client.get(f"/games/{fork['game_id']}/forks").get_json() == {"forks": []}
+
+
+def test_a_rematch_that_makes_a_game_obeys_the_key_and_the_limit(sqlite_env):
+    """Issue 32, item 2: abort and rematch, or a seat's token after the bots finished, made 30
+    games in 0.9 s with no key; a rematch counts against whoever makes it, the calls answering
+    the rematch made count for nothing."""
+    app = limited_app(sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="3/minute")
+    client = app.test_client()
+    game = client.post("/games", json=GAME, headers=bearer("s3cret-key")).get_json()
+    gid, host = game["game_id"], bearer(game["host_token"])
+    ann = bearer(game["player_tokens"]["Ann"])
+    assert client.post(f"/games/{gid}/abort", headers=host, json={"reason": "x"}).status_code == 200
+    # Fail to make the rematch with the host's or a seat's token alone: 401, nothing made.
+    for token in (host, ann, {**ann, "Gruft-Create-Key": "wrong"}):
+        assert_error(client.post(f"/games/{gid}/rematch", headers=token), 401, "unauthorized")
+    assert "rematch" not in client.get(f"/games/{gid}").get_json()
+    # Check a seat with the key beside its token makes it; then every seat and the host are
+    # answered it without the key, and those answers count for nothing.
+    made = client.post(f"/games/{gid}/rematch", headers={**ann, "Gruft-Create-Key": "s3cret-key"})
+    assert made.status_code == 200, made.get_json()
+    rematch = made.get_json()["game_id"]
+    for _ in range(5):
+        for token in (host, ann, bearer(game["player_tokens"]["Ben"])):
+            answer = client.post(f"/games/{gid}/rematch", headers=token)
+            assert answer.status_code == 200 and answer.get_json()["game_id"] == rematch
+    # Check the third game made from this address (the limit) is the last: the rematch of the
+    # rematch, asked with the key, is 429, nothing made.
+    host_keyed = {**bearer(client.post(f"/games/{gid}/rematch", headers=host).get_json()[
+        "host_token"]), "Gruft-Create-Key": "s3cret-key"}
+    assert client.post(f"/games/{rematch}/abort", headers=host_keyed,
+                       json={"reason": "x"}).status_code == 200
+    third = client.post(f"/games/{rematch}/rematch", headers=host_keyed)
+    assert third.status_code == 201, third.get_json()
+    third_id = third.get_json()["game_id"]
+    assert client.post(f"/games/{third_id}/abort", headers=host_keyed,
+                       json={"reason": "x"}).status_code == 200
+    assert_error(client.post(f"/games/{third_id}/rematch", headers=host_keyed), 429,
+                 "rate_limited")
+    assert "rematch" not in client.get(f"/games/{third_id}").get_json()
