@@ -87,5 +87,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cors.init_app(app)  # GRUFT_CORS_ORIGINS: web clients on other origins (none by default)
     live.init_app(app)  # a served worker ends its streams when told to stop
     register_error_handlers(app)
+    health.init_app(app)  # a damaged store: 503 to everything (service.health)
     return app
 

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from api.serving_config import OWNED
-from service.health import StoreNotWritable, check_folder, check_writable
+from service.health import StoreNotWritable, check_folder, check_intact, check_writable
 from service.settings import Settings, SettingsError, check_settings, data_dir, storage_env
 
 # The serving model (issue 15): gunicorn's gthread workers. Each worker's main loop accepts
@@ -151,10 +151,12 @@ def remove_dead_folders(parent: str) -> None:
 
 def ready_to_write(environ) -> None:
     """StoreNotWritable, one line, unless the store and the key's folder take writes: a
-    read-only or full disk would otherwise fail every worker's boot or every command."""
+    read-only or full disk would otherwise fail every worker's boot or every command; and
+    StoreDamaged unless the store is intact."""
     try:
         env = storage_env(environ)
         check_writable(env)
+        check_intact(env)  # a damaged file would fail reads at random and take writes
         folder = data_dir(env)
     except OSError as exc:  # a folder that cannot even be created
         raise StoreNotWritable(f"cannot create {exc.filename} ({exc.strerror}): make its parent "

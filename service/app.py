@@ -86,6 +86,7 @@ class Games(SaveHooks):
         self.settings = settings or Settings.read(env)  # gruft's own, read once
         env = storage_env(env)
         self.storage = env  # the resolved storage settings (data_dir, signing key)
+        self.damaged: str | None = None  # why the store's files are damaged (service.health)
         interval = self.settings.snapshot_interval
         if interval > 0:
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}

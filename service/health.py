@@ -5,6 +5,12 @@ A store that cannot be written is a permanent fault, not a busy one: a read-only
 disk, a PostgreSQL server in recovery. Start-up stops with one line saying what, where and what
 to do; a running server answers such a failed write with a 503 that says so (not "try again")
 and reports it at GET /readyz until it is mended.
+
+A damaged store (issue 32, item 7: pages of the file overwritten) is a fault of its own: its
+reads fail now and then while its writes go on into the damaged file. Start-up runs SQLite's own
+quick check and stops with one line; a running server that meets a damaged page stops answering
+anything but 503 (and /readyz 503) from then on, with one line in its log, so nothing more is
+written into the file before its operator restores a backup.
 """
 
 from __future__ import annotations
@@ -20,9 +26,54 @@ PROBE_BYTES = 64 << 10  # written and synced beside the store: a full disk refus
 PERMANENT = ("readonly", "read-only", "read only", "disk is full", "no space left",
              "disk i/o error", "unable to open database file", "could not extend file")
 
+# What a store's errors say when its files are damaged: no retry and no write will mend it.
+DAMAGED = ("malformed", "file is not a database", "invalid page in block", "data corrupted",
+           "index corrupted", "unexpected zero page")
+QUICK_CHECK_ROWS = 3  # the first problems SQLite's quick check names, in the one line
+
 
 class StoreNotWritable(Exception):
     """The store cannot be written; the message is one line: what, where, what to do."""
+
+
+class StoreDamaged(StoreNotWritable):
+    """The store's files are damaged; the message is one line: what, where, what to do."""
+
+
+def is_damaged(error: BaseException) -> bool:
+    """Whether a store's error says its files are damaged."""
+    text = str(error).lower()
+    return any(words in text for words in DAMAGED)
+
+
+def damaged_line(where: object, why: str) -> str:
+    """The one line that tells the operator of a damaged store what to do."""
+    return (f"the game store {where} is damaged ({why}): nothing more is written to it; stop the "
+            "server, keep a copy of the file, and restore the latest backup (gruft backup, "
+            "gruft restore: docs/deployment.md)")
+
+
+def check_intact(env: Mapping[str, str]) -> None:
+    """StoreDamaged unless an SQLite store passes SQLite's own quick check (PostgreSQL checks
+    its own pages as it reads them)."""
+    path = sqlite_path(env)
+    if path is None or not path.exists():
+        return
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            rows = connection.execute(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return  # another process writes it: busy, not broken
+        rows = [(str(exc),)]
+    except sqlite3.DatabaseError as exc:
+        rows = [(str(exc),)]
+    if rows != [("ok",)]:
+        said = " ".join(" ".join(str(row[0]) for row in rows).split())  # one line
+        raise StoreDamaged(damaged_line(path, said.replace("*** in database main *** ", "")))
 
 
 def is_permanent(error: BaseException) -> bool:

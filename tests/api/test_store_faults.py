@@ -193,3 +193,65 @@ def test_a_worker_booting_while_the_store_is_away_waits_for_it(monkeypatch, caps
     assert wsgi.build_waiting(build) == "the app"
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2 and "connection refused" in lines[0] and "locked" in lines[1]
+
+
+def damage(path: Path, pages: int = 8) -> None:
+    """Overwrite `pages` pages spread over an SQLite file with noise (the probe's attack)."""
+    size = path.stat().st_size
+    with path.open("r+b") as file:
+        for k in range(pages):
+            file.seek((2 + k * (size // 4096 - 2) // pages) * 4096)
+            file.write(os.urandom(4096))
+
+
+def stored_games(env: dict[str, str], count: int) -> list[str]:
+    app = create_app({"TESTING": True, "GRUFT_ENV": env, "GRUFT_CREATE_LIMIT": "0"})
+    client = app.test_client()
+    ids = [client.post("/games", json={"game": "vampiring", "players": ["Ann", "Ben"],
+                                       "seed": n}).get_json()["game_id"] for n in range(count)]
+    app.extensions["gruft"].close()
+    return ids
+
+
+def test_serve_on_a_damaged_store_stops_with_one_line(tmp_path):
+    """Issue 32, item 7: 8 pages overwritten, and /readyz said 200 while one read in six
+    failed and writes went on into the malformed file."""
+    env = store_env(tmp_path)
+    stored_games({**env, "SQLITE_DBNAME": env["GAMES_DB"]}, 120)
+    # Check an intact store serves (the check passes on a healthy file).
+    from service.health import check_intact
+    check_intact({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": env["GAMES_DB"]})
+    damage(Path(env["GAMES_DB"]))
+    # Fail to serve it: one line naming the file, the damage and what to do.
+    line = assert_one_line(serve_once(env, tmp_path), "g.sqlite", "damaged", "backup")
+    assert "Traceback" not in line
+
+
+def test_a_worker_that_meets_a_damaged_page_answers_503_to_everything_after(tmp_path, caplog):
+    db = tmp_path / "g.sqlite"
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db),
+           "GRUFT_DATA_DIR": str(tmp_path / "data")}
+    ids = stored_games(env, 120)
+    damage(db)
+    app = create_app({"TESTING": True, "PROPAGATE_EXCEPTIONS": False, "GRUFT_ENV": env,
+                      "GRUFT_CREATE_LIMIT": "0"})
+    client = app.test_client()
+    try:
+        # Read every game: the first read that meets a damaged page is a 503 saying so (no 500).
+        statuses = [client.get(f"/games/{gid}").status_code for gid in ids]
+        assert 500 not in statuses and 503 in statuses, statuses
+        first = statuses.index(503)
+        # Check every request after it is a 503 naming the damage: reads, writes, /readyz.
+        assert set(statuses[first:]) == {503}
+        for answer in (client.get(f"/games/{ids[0]}"), client.get("/games"),
+                       client.post("/games", json={"game": "vampiring", "players": ["A", "B"]}),
+                       client.get("/readyz")):
+            assert answer.status_code == 503
+            assert "damaged" in answer.get_json()["error"]["message"]
+            assert answer.headers["Retry-After"]
+        # Check the process still says it lives, and its log has one line for it.
+        assert client.get("/livez").status_code == 200
+        lines = [r for r in caplog.records if "damaged" in r.getMessage()]
+        assert len(lines) == 1 and lines[0].levelname == "CRITICAL"
+    finally:
+        app.extensions["gruft"].close()
