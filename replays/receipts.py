@@ -3,9 +3,11 @@
 A receipt (service.receipts) is the server's signed word that, after a command, the game's event
 `version` had chain hash `hash`. A document of that game must reach that version
 (`receipt_beyond_document`) and have that hash there (`receipt_mismatch`). A receipt whose
-signature does not hold proves nothing and is named as such (`receipt_invalid`). A mismatch
-between a receipt and a document signed by the same server is a proof that the server signed two
-histories of one game: `conflicts` keeps both signed statements for the reader.
+signature does not hold proves nothing and is named as such (`receipt_invalid`), and so is a
+receipt of another game (`receipt_other_game`: an arbiter who picked the wrong file must not
+believe it was checked). A mismatch between a receipt and a document signed by the same server is
+a proof that the server signed two histories of one game: `conflicts` keeps both signed
+statements for the reader. A receipt that agrees is named too (`matched`: its number and version).
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ def receipt_list(value: Any) -> list[Any]:
 
 def check_receipts(document: dict[str, Any], receipts: list[Any], verdict: Verdict,
                    trusted_keys: list[str] | None, check: Callable[[str, bytes, str], bool]
-                   ) -> list[dict[str, Any]]:
-    """Add a problem to `verdict` for each receipt of this game the document disagrees with;
-    answer the conflicts: [{"receipt", "event", "document_signature"}], each two signed
-    statements that cannot both be true. Receipts of other games are left aside."""
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
+    """Add a problem to `verdict` for each receipt the document disagrees with, or that is not
+    this game's; answer the conflicts ([{"receipt", "event", "document_signature"}], each two
+    signed statements that cannot both be true) and the receipts that agree
+    ([{"receipt": its number, "version"}])."""
     keys = _keys(document, trusted_keys)
     events = document.get("events") if isinstance(document.get("events"), list) else []
-    conflicts = []
+    conflicts, matched = [], []
     for number, receipt in enumerate(receipts, start=1):
         name = Phrase(N_("receipt %(number)s"), number=number)
         if not isinstance(receipt, dict) or set(receipt) != set(FIELDS):
@@ -41,7 +44,10 @@ def check_receipts(document: dict[str, Any], receipts: list[Any], verdict: Verdi
                         name=name, fields=", ".join(FIELDS))
             continue
         if receipt["game_id"] != document.get("game_id"):
-            continue  # another game's
+            verdict.add(None, "receipt_other_game",
+                        N_("%(name)s is for game %(game_id)s, not this document's: it checks "
+                           "nothing here"), name=name, game_id=str(receipt["game_id"]))
+            continue
         key = keys.get(receipt["key_id"]) if isinstance(receipt["key_id"], str) else None
         if key is None or not isinstance(receipt["signature"], str) or not check(
                 key, signed_part(receipt), receipt["signature"]):
@@ -64,7 +70,9 @@ def check_receipts(document: dict[str, Any], receipts: list[Any], verdict: Verdi
                         hash=receipt["hash"], document_hash=events[version - 1].get("hash"))
             conflicts.append({"receipt": receipt, "event": events[version - 1],
                               "document_signature": document.get("signature")})
-    return conflicts
+        else:
+            matched.append({"receipt": number, "version": version})
+    return conflicts, matched
 
 
 def _keys(document: dict[str, Any], trusted_keys: list[str] | None) -> dict[str, str]:

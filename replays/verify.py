@@ -120,24 +120,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
     check_retired(document, verdict, key_history(args))
-    conflicts = []
+    conflicts, matched = [], []
     if receipts and isinstance(document, dict):
-        conflicts = check_receipts(document, receipts, verdict, trusted, check_signature)
-    return _print(args, document, verdict, conflicts)
+        conflicts, matched = check_receipts(document, receipts, verdict, trusted,
+                                            check_signature)
+    return _print(args, document, verdict, conflicts, matched)
 
 
 def _print(args: argparse.Namespace, document: Any, verdict: Verdict,
-           conflicts: list[dict[str, Any]] = ()) -> int:
+           conflicts: list[dict[str, Any]] = (), matched: list[dict[str, int]] = ()) -> int:
     code = exit_code(verdict)
     catalog = translations(getattr(args, "lang", "en"))
     gettext, ngettext = catalog.gettext, catalog.ngettext
     try:
         if args.json:
             print(json.dumps({**verdict.as_json(gettext),
-                              **({"conflicts": conflicts} if conflicts else {})},
+                              **({"conflicts": conflicts} if conflicts else {}),
+                              **({"receipts_matched": matched} if matched else {})},
                              indent=2, ensure_ascii=False))
         else:
             print(report(document, verdict, gettext, ngettext))
+            for one in matched:  # what was checked, said even when all is well
+                print(fill(N_("receipt %(receipt)s for version %(version)s matches"), one,
+                           gettext))
             for conflict in conflicts:
                 print(conflict_text(conflict, gettext))
         sys.stdout.flush()

@@ -111,9 +111,16 @@ def test_gruft_verify_holds_a_document_to_its_receipts(client, app, tmp_path, ca
         capsys.readouterr()
         return gruft(["verify", str(path), "--key", str(pem), "--receipt", str(kept), *flags])
 
-    # Check the server's own document agrees with every receipt its players kept.
+    # Check the server's own document agrees with every receipt its players kept, and the
+    # report says what each one checked (issue 33, item 5).
     assert verify(doc) == 0  # a game in play: no log part yet, signed all the same
-    assert "INVALID" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "INVALID" not in out
+    for number, receipt in enumerate(receipts, start=1):
+        assert f"receipt {number} for version {receipt['version']} matches" in out
+    assert verify(doc, "--json") == 0
+    assert json.loads(capsys.readouterr().out)["receipts_matched"] == [
+        {"receipt": n, "version": r["version"]} for n, r in enumerate(receipts, start=1)]
     # Fail a rewritten game the server signed again: a move's time moved within the order,
     # the chain computed again. Nothing but the receipt can tell; it names the version and
     # prints both signed statements.
@@ -140,3 +147,41 @@ def test_gruft_verify_holds_a_document_to_its_receipts(client, app, tmp_path, ca
     kept.write_text(json.dumps(forged), "utf-8")
     assert verify(doc) == 1
     assert "[receipt_invalid]" in capsys.readouterr().out
+
+
+def test_gruft_verify_refuses_a_receipt_of_another_game_or_key(client, app, tmp_path, capsys):
+    """Issue 33, item 5: given a receipt of another game, `gruft verify` printed "valid" and
+    exited 0: an arbiter who picked the wrong file believed it was checked."""
+    games = [client.post("/games", json={"game": "vampir", "players": ["Ann", "Ben", "Cy"],
+                                         "seed": seed, "options": {"rounds": 1}}).get_json()
+             for seed in (1, 2)]
+    mine, others = (play(client, game, 3, random.Random(5)) for game in games)
+    doc = client.get(f"/games/{games[0]['game_id']}/export",
+                     headers=bearer(games[0]["host_token"])).get_json()
+    pem = tmp_path / "key.pem"
+    pem.write_text(app.extensions["gruft.signing_key"].public_pem, "ascii")
+    (tmp_path / "doc.json").write_text(json.dumps(doc), "utf-8")
+
+    def verify(receipts: list[dict], *flags: str) -> tuple[int, str]:
+        (tmp_path / "r.json").write_text(json.dumps(receipts), "utf-8")
+        capsys.readouterr()
+        code = gruft(["verify", str(tmp_path / "doc.json"), "--key", str(pem),
+                      "--receipt", str(tmp_path / "r.json"), *flags])
+        return code, capsys.readouterr().out
+
+    # Fail with a receipt of the other game: a problem of its own, naming that game.
+    code, out = verify([others[0]])
+    assert code == 1 and "[receipt_other_game]" in out and games[1]["game_id"] in out
+    assert "matches" not in out
+    # Fail with this game's receipt signed by another key: it proves nothing.
+    from service.receipts import signed_part
+    from service.signing import SigningKey
+
+    stranger = SigningKey.load_or_create(tmp_path)
+    forged = dict(mine[0], key_id=stranger.key_id)
+    forged["signature"] = stranger.sign(signed_part(forged))
+    code, out = verify([forged])
+    assert code == 1 and "[receipt_invalid]" in out
+    # Check the right game's receipts pass, each said to match.
+    code, out = verify(mine)
+    assert code == 0 and out.count("matches") == len(mine)
