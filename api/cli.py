@@ -164,6 +164,32 @@ def ready_to_write(environ) -> None:
                                "folders that are") from None
     if not (folder / "signing-key.pem").exists():
         check_folder(folder, "the signing key's folder", "GRUFT_DATA_DIR")
+    key_held(env, folder)
+
+
+def key_held(env, folder) -> None:
+    """StoreNotWritable, one line, when the store was signed by a key this server does not
+    hold (another data folder, a lost key): a new key made silently would call every earlier
+    export untrusted and every kept checkpoint a split view (issue 32, item 7)."""
+    from eventsourcing.persistence import PersistenceError
+
+    from service import Games
+    from service.gamelog import KeyMissing, LogTable
+    from service.signing import KEY_FILE, SigningKey, missing_key_line
+
+    try:
+        store = Games(env=env)
+    except PersistenceError:
+        return  # a store away: each worker waits for it as it boots, and checks then
+    try:
+        key = SigningKey.load_or_create(folder) if (folder / KEY_FILE).exists() else None
+        LogTable(store.recorder).signers(key)
+    except KeyMissing as exc:
+        raise StoreNotWritable(missing_key_line(exc.args[0], folder)) from None
+    except PersistenceError:
+        return
+    finally:
+        store.close()
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -124,6 +124,11 @@ def configure_key(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rotate", action="store_true",
                         help="retire the current key (it stays trusted for verification) and "
                              "start signing with a new one; restart the server afterwards")
+    parser.add_argument("--adopt", action="store_true",
+                        help="sign this store with this data folder's key from now on, though "
+                             "it was signed by a key this server no longer holds (lost, or "
+                             "left in another data folder): the server refuses to start until "
+                             "then")
     parser.add_argument("--json", action="store_true", help="print key_id, key and retired as JSON")
     add_db(parser)
     parser.set_defaults(func=show_key)
@@ -136,9 +141,13 @@ def show_key(args: argparse.Namespace) -> int:
     from service.settings import data_dir, storage_env
     from service.signing import SigningKey, key_id
 
-    folder = data_dir(storage_env(command_env(args)))
+    env = storage_env(command_env(args))
+    folder = data_dir(env)
     key = SigningKey.rotate(folder) if args.rotate else SigningKey.load_or_create(folder)
     retired = [key_id(pem) for pem in key.retired]
+    if args.adopt:
+        for lost in adopt(env, key):
+            print(f"no longer held, dropped: {lost} (what it signed verifies only against it)")
     if args.json:
         print(json.dumps({"key_id": key.key_id, "key": key.public_pem, "retired": retired},
                          indent=2))
@@ -148,6 +157,19 @@ def show_key(args: argparse.Namespace) -> int:
     for old in retired:
         print(f"retired, still trusted: {old}")
     return 0
+
+
+def adopt(env: dict[str, str], key: Any) -> list[str]:
+    """Record `key` as the one signing this store from now on; the ids of the keys it signed
+    with before that this server does not hold (service.gamelog, `signers`)."""
+    from service import Games
+    from service.gamelog import LogTable
+
+    store = Games(env=env)
+    try:
+        return LogTable(store.recorder).signers(key, adopt=True)
+    finally:
+        store.close()
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -17,6 +17,7 @@ Nothing here runs on a command's path: `Appender`, a subscriber of the log follo
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import sqlite3
@@ -34,6 +35,10 @@ from service.ddl import retry_concurrent_ddl
 from service.merkle import Tree, leaf_hash
 
 log = logging.getLogger("gruft.gamelog")
+
+
+class KeyMissing(Exception):
+    """The store was signed by a key this server does not hold; the argument is its id."""
 
 TABLE, META = "gruft_game_log", "gruft_game_log_meta"
 BATCH = 500  # ending events read and appended in one transaction at most
@@ -141,6 +146,30 @@ class LogTable:
         cur.execute(self.sql("SELECT value FROM {meta} WHERE name = ?"), (name,))
         return cur.fetchone()["value"]
 
+    def signers(self, key: Any, adopt: bool = False) -> list[str]:
+        """The ids of the keys that have signed for this store, the server's `key` (a
+        service.signing.SigningKey; None: only look) among them from now on; KeyMissing when
+        one is neither `key` nor one it retired (issue 32, item 7: a server on another data folder made a new
+        key silently, then called its own earlier records untrusted). With `adopt`, the
+        missing ones are dropped instead: the operator's explicit `gruft key --adopt`."""
+        held = {key.key_id, *(period["key_id"] for period in key.periods)} if key else set()
+        with self.transaction(write=key is not None) as cur:
+            cur.execute(self.sql("SELECT value FROM {meta} WHERE name = ?"), ("signers",))
+            row = cur.fetchone()
+            recorded = json.loads(row["value"]) if row is not None else []
+            missing = [key_id for key_id in recorded if key_id not in held]
+            if missing and not adopt:
+                raise KeyMissing(missing[0])
+            if key is None:  # only asked: no key yet, so nothing is missing
+                return recorded
+            signers = [key_id for key_id in recorded if key_id in held]
+            signers += [key.key_id] if key.key_id not in signers else []
+            if signers != recorded:
+                cur.execute(self.sql("DELETE FROM {meta} WHERE name = ?"), ("signers",))
+                cur.execute(self.sql("INSERT INTO {meta} (name, value) VALUES (?, ?)"),
+                            ("signers", json.dumps(signers)))
+        return missing if adopt else signers
+
 
 class GameLog:
     """The log of one store: appends, and answers checkpoints and proofs from its leaves."""
@@ -152,6 +181,7 @@ class GameLog:
         self.topics = ending_topics()
         self.origin = str(self.table.read("SELECT value FROM {meta} WHERE name = ?",
                                           "origin")[0]["value"])
+        self.table.signers(signing_key)  # KeyMissing: this store was signed by a key not held
         self._tree = Tree()
         self._index: dict[str, int] = {}  # game id -> its leaf's index
         self._lock = threading.Lock()

@@ -104,6 +104,15 @@ class SigningKey:
         return base64.b64encode(self._private.sign(message)).decode("ascii")
 
 
+def missing_key_line(missing: str, folder: Path) -> str:
+    """The one line that tells an operator a store was signed by a key this server lacks."""
+    return (f"the game store was signed by key {missing}, which this server does not hold (it "
+            f"looks in {folder / KEY_FILE} and {folder / RETIRED_DIR}/): point GRUFT_DATA_DIR at "
+            "the folder that holds that key, or run 'gruft key --adopt' to sign this store with "
+            "this folder's key from now on (what the old key signed then verifies only against "
+            "it)")
+
+
 def _file_time(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
 

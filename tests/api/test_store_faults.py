@@ -255,3 +255,35 @@ def test_a_worker_that_meets_a_damaged_page_answers_503_to_everything_after(tmp_
         assert len(lines) == 1 and lines[0].levelname == "CRITICAL"
     finally:
         app.extensions["gruft"].close()
+
+
+def test_a_store_signed_by_a_key_the_server_does_not_hold_stops_start_up(tmp_path):
+    """Issue 32, item 7: on another data folder the server made a new key silently, then called
+    its own earlier exports untrusted and every kept checkpoint CAUGHT."""
+    from service.gamelog import KeyMissing
+    from service.signing import SigningKey
+
+    env = store_env(tmp_path)
+    app_env = {**env, "SQLITE_DBNAME": env["GAMES_DB"]}
+    stored_games(app_env, 1)
+    first = SigningKey.load_or_create(Path(env["GRUFT_DATA_DIR"]))
+    # Fail to serve the store from another data folder: one line naming the key and where it
+    # was looked for, nothing made there silently that would count.
+    moved = {**env, "GRUFT_DATA_DIR": str(tmp_path / "elsewhere")}
+    line = assert_one_line(serve_once(moved, tmp_path), first.key_id, "elsewhere",
+                           "gruft key --adopt")
+    assert "Traceback" not in line
+    with pytest.raises(KeyMissing, match=first.key_id):
+        create_app({"TESTING": True, "GRUFT_ENV": {**app_env, **moved}})
+    # Check a rotation is no loss: the retired key stays held, and the store is served.
+    SigningKey.rotate(Path(env["GRUFT_DATA_DIR"]))
+    create_app({"TESTING": True, "GRUFT_ENV": app_env}).extensions["gruft"].close()
+    # Check the operator's explicit step adopts the other folder's key, saying what it drops;
+    # the store is served from there after it, and the first folder's keys are the lost ones.
+    adopted = subprocess.run([str(GRUFT), "key", "--adopt"], env={**os.environ, **moved},
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert adopted.returncode == 0, adopted.stderr
+    assert f"no longer held, dropped: {first.key_id}" in adopted.stdout
+    create_app({"TESTING": True, "GRUFT_ENV": {**app_env, **moved}}).extensions["gruft"].close()
+    with pytest.raises(KeyMissing):  # the first folder no longer holds this store's key
+        create_app({"TESTING": True, "GRUFT_ENV": app_env})
