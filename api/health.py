@@ -1,13 +1,13 @@
 """Liveness and readiness, as operators' probes expect (issue 23, items 5 and 9).
 
 `GET /livez`: the process answers (nothing else is looked at). `GET /readyz`: the store answers
-a read and takes writes (service.health: a file written beside an SQLite store and its write
+a read and takes writes (service.store.health: a file written beside an SQLite store and its write
 lock taken and let go; a PostgreSQL server that is not a read-only standby), and this worker's
-follower of the log is not stuck (service.follower: with subscribers, its thread runs and has
+follower of the log is not stuck (service.store.follower: with subscribers, its thread runs and has
 ended a round within GRUFT_FOLLOWER_STUCK seconds, 30 by default: else its live streams, bots
 and read models hear of nothing new); else 503 saying which, with Retry-After.
 
-A worker whose store answered that its files are damaged (service.health, `is_damaged`) answers
+A worker whose store answered that its files are damaged (service.store.health, `is_damaged`) answers
 every request but /livez with that 503 from then on (issue 32, item 7): one line in the log,
 nothing more read from or written to the damaged file until its operator restores a backup.
 """
@@ -24,8 +24,8 @@ from api import schemas
 from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.settings import settings
-from service.health import StoreNotWritable, check_writable, damaged_line, is_damaged
 from service.release import release
+from service.store.health import StoreNotWritable, check_writable, damaged_line, is_damaged
 
 blp = GruftBlueprint("health", __name__, description="Liveness and readiness probes")
 RETRY_AFTER_SECONDS = 5

@@ -22,7 +22,7 @@ from api.settings import settings
 from domain.core.words import N_
 from service import Unauthorized
 from service.errors import GameNotFound
-from service.repository import parse_game_id
+from service.store.repository import parse_game_id
 
 DEFAULT_CREATE_LIMIT = "60/minute"
 OFF = "0"

@@ -180,7 +180,7 @@ def test_a_worker_booting_while_the_store_is_away_waits_for_it(monkeypatch, caps
     # booting during an outage (or beside a busy SQLite writer) tries again until it can.
     from eventsourcing.persistence import OperationalError
 
-    from cli import wsgi
+    from serving import wsgi
 
     monkeypatch.setattr(wsgi, "BOOT_RETRY_SECONDS", 0)
     failures = [OperationalError("connection refused"), sqlite3.OperationalError("database is locked")]
@@ -219,7 +219,7 @@ def test_serve_on_a_damaged_store_stops_with_one_line(tmp_path):
     env = store_env(tmp_path)
     stored_games({**env, "SQLITE_DBNAME": env["GAMES_DB"]}, 120)
     # Check an intact store serves (the check passes on a healthy file).
-    from service.health import check_intact
+    from service.store.health import check_intact
     check_intact({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": env["GAMES_DB"]})
     damage(Path(env["GAMES_DB"]))
     # Fail to serve it: one line naming the file, the damage and what to do.
@@ -260,8 +260,8 @@ def test_a_worker_that_meets_a_damaged_page_answers_503_to_everything_after(tmp_
 def test_a_store_signed_by_a_key_the_server_does_not_hold_stops_start_up(tmp_path):
     """Issue 32, item 7: on another data folder the server made a new key silently, then called
     its own earlier exports untrusted and every kept checkpoint CAUGHT."""
-    from service.gamelog import KeyMissing
-    from service.signing import SigningKey
+    from service.audit.gamelog import KeyMissing
+    from service.audit.signing import SigningKey
 
     env = store_env(tmp_path)
     app_env = {**env, "SQLITE_DBNAME": env["GAMES_DB"]}

@@ -11,8 +11,8 @@ import random
 from cli import main as gruft
 from domain.core import event_hash
 from replays.document import unsigned
-from service.receipts import FIELDS, signed_part
-from service.signing import check_signature
+from service.audit.receipts import FIELDS, signed_part
+from service.audit.signing import check_signature
 from tests.api.sse import ClientStream
 
 
@@ -174,8 +174,8 @@ def test_gruft_verify_refuses_a_receipt_of_another_game_or_key(client, app, tmp_
     assert code == 1 and "[receipt_other_game]" in out and games[1]["game_id"] in out
     assert "matches" not in out
     # Fail with this game's receipt signed by another key: it proves nothing.
-    from service.receipts import signed_part
-    from service.signing import SigningKey
+    from service.audit.receipts import signed_part
+    from service.audit.signing import SigningKey
 
     stranger = SigningKey.load_or_create(tmp_path)
     forged = dict(mine[0], key_id=stranger.key_id)
