@@ -77,7 +77,7 @@ def serve(args: argparse.Namespace) -> int:
     args.port = settings.port if args.port is None else args.port
     args.workers = args.workers or settings.workers
     args.threads = args.threads or settings.threads
-    gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    gunicorn = gunicorn_command()
     if args.fd is not None:
         fd = args.fd
         where = f"inherited socket {fd}"
@@ -95,7 +95,7 @@ def serve(args: argparse.Namespace) -> int:
         where = serving_on(args.host, args.port)
     if listen_at is not None:
         os.environ[LISTENING] = f"{listen_at[0]} {listen_at[1]}"  # the host page's warnings
-    argv = [gunicorn, "--bind", f"fd://{fd}", *worker_options(args.workers, args.threads),
+    argv = [*gunicorn, "--bind", f"fd://{fd}", *worker_options(args.workers, args.threads),
             "--error-logfile", "-", "--logger-class", "api.serving_log.RedactingLogger",
             "--no-control-socket", "--config", "python:api.serving_config",
             "cli.wsgi:create_app()"]
@@ -132,6 +132,14 @@ def metrics_folder() -> str:
         os.environ[OWNED] = folder
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     return folder
+
+
+def gunicorn_command() -> list[str]:
+    """gunicorn, run by the interpreter running gruft: its script beside it, else `python -m
+    gunicorn` (an install whose scripts are elsewhere, such as `pip install --user`). Never a
+    `gunicorn` found on PATH: another environment's would import another gruft."""
+    script = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    return [script] if os.access(script, os.X_OK) else [sys.executable, "-m", "gunicorn"]
 
 
 def bound_socket(host: str, port: int) -> socket.socket:
