@@ -84,14 +84,16 @@ def test_a_plain_install_serves_on_sqlite_without_postgres_support(tmp_path):
 
 # -- a wheel, installed where the server cannot write (issue 31, items 1 and 2) ---------------
 
-# What the wheel is built from: the source tree less what is not source.
-NOT_SOURCE = {".git", ".venv", "data", "build", "dist", "tests", "__pycache__", ".pytest_cache",
-              ".hypothesis", ".ruff_cache", "test-artifacts", "node_modules"}
+# What the wheel is built from: the source tree less what is not source (at its top, and anywhere).
+NOT_SOURCE_TOP = {".git", ".venv", "data", "build", "dist", "tests", "test-artifacts"}
+NOT_SOURCE = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", "node_modules"}
 OURS = ("api", "domain", "service", "replays", "bots", "bench", "cli")  # the wheel's packages
 
 
 def not_source(folder: str, names: list[str]) -> set[str]:
-    return {n for n in names if n in NOT_SOURCE or n.endswith((".egg-info", ".mo", ".pyc"))}
+    top = Path(folder) == ROOT
+    return {n for n in names if n in NOT_SOURCE or (top and n in NOT_SOURCE_TOP)
+            or n.endswith((".egg-info", ".mo", ".pyc"))}
 
 
 def listing(folder: Path) -> dict[str, tuple[int, int]]:
@@ -128,7 +130,7 @@ ASSETS = re.compile(r'(?:src|href)="(/(?:static|docs)[^"?#]*)')
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Iterator[dict[str, Path]]:
+def installed() -> Iterator[dict[str, Path]]:
     """gruft's wheel, built once, installed alone into a fresh venv (its dependencies seen from
     this one's, so no package is downloaded), in a folder other users can read."""
     root = Path(tempfile.mkdtemp(prefix="gruft-install-"))
