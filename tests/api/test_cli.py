@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from api import cli
 from cli import main
+from serving import serve_cli
 
 
 @pytest.fixture
@@ -18,10 +18,10 @@ def exec_argv(monkeypatch):
 
     def execv(path, argv):
         seen.append(argv)
-        bound.append(cli.socket_address(int(bind_of(argv).removeprefix("fd://"))))
+        bound.append(serve_cli.socket_address(int(bind_of(argv).removeprefix("fd://"))))
 
-    monkeypatch.setattr(cli.os, "environ", dict(cli.os.environ))
-    monkeypatch.setattr(cli.os, "execv", execv)
+    monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))
+    monkeypatch.setattr(serve_cli.os, "execv", execv)
     return seen, bound
 
 
@@ -39,10 +39,10 @@ def test_serve_binds_host_and_port(exec_argv, capsys):
     assert argv[argv.index("--workers") + 1] == "3"
     # No gunicorn access log (it would print query strings) and no shared control socket.
     assert "--access-logfile" not in argv and "--no-control-socket" in argv
-    assert argv[-1] == "cli.wsgi:create_app()"  # the API with its bot runner beside it
+    assert argv[-1] == "serving.wsgi:create_app()"  # the API with its bot runner beside it
     assert f"http://127.0.0.1:{port}" in capsys.readouterr().out
     # Check the workers are told where it listens (the host page's warnings: api.addresses).
-    assert cli.os.environ["GRUFT_LISTENING"] == f"127.0.0.1 {port}"
+    assert serve_cli.os.environ["GRUFT_LISTENING"] == f"127.0.0.1 {port}"
 
 
 def test_serve_on_an_inherited_socket(exec_argv, capsys):
