@@ -31,7 +31,7 @@ lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 
 # The catalogs: extract every marked message (babel.cfg) and merge it into each language's .po;
-# then translate the new entries (docs/translating.md). The .mo files compile on app start.
+# then translate the new entries (docs/translating.md). The .po files are read as they are (no .mo).
 KEYWORDS := -k t -k tn:1,2 -k pt:1c,2 -k translate
 messages: $(TEST_STAMP)
 	$(VENV)/bin/pybabel extract -F babel.cfg $(KEYWORDS) -w 100 --sort-by-file \

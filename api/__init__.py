@@ -80,9 +80,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                      gamelog, metrics):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
+    rules.check_pages()  # an installation without its rules pages says so once, here
     verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
+    metrics.init_app(app)  # every request counted and timed, by route and status (GET /metrics)
     headers.init_app(app)  # nosniff everywhere, /docs's Content-Security-Policy
     cors.init_app(app)  # GRUFT_CORS_ORIGINS: web clients on other origins (none by default)
     live.init_app(app)  # a served worker ends its streams when told to stop

@@ -6,9 +6,9 @@ before. English is the source language: the catalogs translate it into the other
 pages' scripts read the same catalogs: each page embeds the messages marked in `api/static/*.js`
 (babel.cfg extracts them) for its language, and `t()` in api/static/i18n.js looks them up.
 
-The `.po` files are the source; their compiled `.mo` are built when missing or older than their
-`.po` (a fresh clone, an edited catalog; service/catalogs.py), so `make serve` and `make test`
-need no step.
+The `.po` files are the source and the only form shipped: each process reads a language's when
+it first needs it and compiles it in memory (service/catalogs.py), so `make serve` and `make
+test` need no step and nothing is written inside an installation (issue 31, item 2).
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from babel.messages.pofile import read_po
 from flask import Flask, request
-from flask_babel import Babel, get_locale, get_translations, gettext, ngettext
+from flask_babel import Babel, Domain, get_locale, get_translations, gettext, ngettext
 
 from domain.core.words import N_, Phrase, Said, fill
-from service.catalogs import CATALOGS, LANGUAGES, NAMES, compile_catalogs
+from service.catalogs import CATALOGS, LANGUAGES, NAMES, catalog, po_path, translations
 
 COOKIE = "gruft_lang"
 COOKIE_SECONDS = 365 * 24 * 3600
@@ -135,11 +134,8 @@ def script_catalog(lang: str) -> dict[str, Any]:
     """The messages the pages' scripts use, in `lang` (read once per language, from its `.po`)."""
     if lang not in _SCRIPT_CATALOGS:
         messages: dict[str, Any] = {}
-        po = CATALOGS / lang / "LC_MESSAGES" / "messages.po"
-        if lang != "en" and po.exists():
-            with po.open("rb") as source:
-                catalog = read_po(source, locale=lang)
-            for message in catalog:
+        if lang != "en" and po_path(lang).exists():
+            for message in catalog(lang):
                 if not message.id or not any(f.startswith(SCRIPTS) for f, _ in message.locations):
                     continue
                 key = message.id[0] if message.pluralizable else message.id
@@ -172,11 +168,20 @@ def _quote(text: str) -> str:
     return quote(text, safe="")
 
 
+class Catalogs(Domain):
+    """Flask-Babel's domain over the catalogs compiled in memory (service/catalogs.py), where
+    its own reads `.mo` files from a folder."""
+
+    def get_translations(self):
+        locale = get_locale()
+        return translations(str(locale)) if locale is not None else super().get_translations()
+
+
 def init_app(app: Flask) -> None:
-    """Flask-Babel with our locale choice, the compiled catalogs, and what every page needs."""
-    folder = compile_catalogs()
-    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(folder))
-    Babel(app, locale_selector=language)
+    """Flask-Babel with our locale choice, the catalogs, and what every page needs."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(CATALOGS))
+    babel = Babel(app, locale_selector=language)
+    babel.domain_instance = Catalogs()  # in place of its cached_property's Domain
     app.jinja_env.filters["status_words"] = status_words
 
     @app.context_processor

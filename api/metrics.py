@@ -6,6 +6,12 @@ prometheus_client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR, set by `gruft s
 the store holds (the log's head, the read models' position) is read by the worker answering.
 The lags follow from both. Nothing here is secret: counts by game kind and ruling, no game id,
 name or token.
+
+Every HTTP request is counted here too (issue 31, item 8): `gruft_http_requests_total` and the
+histogram `gruft_http_request_duration_seconds`, by method, route and status. The route is the
+URL rule (`/games/<game_id>/commands`), never the path, so no game id becomes a label and the
+series stay few; a request no route matched is `route="unmatched"`. The time is until the
+answer's head leaves (a live stream's is its opening, not how long it stayed open).
 """
 
 from __future__ import annotations
@@ -16,8 +22,15 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from flask import Response
-from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
@@ -26,6 +39,31 @@ from api.games import games
 from api.reads import read_models
 
 blp = GruftBlueprint("metrics", __name__, description="Prometheus metrics")
+REQUESTS = Counter("gruft_http_requests", "HTTP requests answered, by method, route (the URL "
+                   "rule, not the path) and status", ["method", "route", "status"])
+LATENCY = Histogram("gruft_http_request_duration_seconds", "Time to answer HTTP requests (until "
+                    "the answer's head leaves), by method, route and status",
+                    ["method", "route", "status"],
+                    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+
+
+def init_app(app: Flask) -> None:
+    """Count every request the app answers, with its time."""
+
+    @app.before_request
+    def start_clock() -> None:
+        g.gruft_metrics_started = time.perf_counter()
+
+    @app.after_request
+    def count(response: Response) -> Response:
+        started = g.get("gruft_metrics_started")
+        rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        labels = (request.method, rule, str(response.status_code))
+        REQUESTS.labels(*labels).inc()
+        if started is not None:
+            LATENCY.labels(*labels).observe(time.perf_counter() - started)
+        return response
+
 TEXT = {"description": "Prometheus' text format", "content": {
     "text/plain": {"schema": {"type": "string"}}}}
 

@@ -22,6 +22,7 @@ from flask import render_template, request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from api.addresses import is_loopback, unreachable
 from api.auth import MAX_TOKEN_LENGTH, bearer_token, query_token
 from api.errors import GruftBlueprint
 from api.games import games, viewer
@@ -33,7 +34,6 @@ from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from domain.core.words import N_
 from service import Forbidden, Unauthorized
-from service.settings import is_loopback
 from service.table.access import is_host
 from service.table.invitations import HOST_SEAT
 from service.table.seats import BOT_KINDS
@@ -172,6 +172,11 @@ class InvitationList(StrictSchema):
                               "at a loopback address (127.0.0.1, localhost, ::1): other devices "
                               "cannot open them; set GRUFT_PUBLIC_URL, or open the page by the "
                               "server's LAN address"})
+    unreachable = fields.Boolean(required=True, metadata={"description": "whether the links "
+                                 "point where no other device can go: a loopback address, the "
+                                 "unspecified address (0.0.0.0, ::: the page was opened there), "
+                                 "or a GRUFT_PUBLIC_URL naming an address this server does not "
+                                 "listen on"})
 
 
 class AcceptBody(StrictSchema):
@@ -190,11 +195,23 @@ class Accepted(StrictSchema):
 def page_link(game_id: Any, code: str) -> tuple[str, bool]:
     """The play page's link with an invitation's `code`, and whether it points at a loopback
     address: under GRUFT_PUBLIC_URL where set, else at the address the request used."""
-    base = settings().public_url
-    path = url_for("play.play_page", game_id=game_id)
-    page = base + path if base else url_for("play.play_page", game_id=game_id,
-                                                        _external=True)
+    page = page_url(game_id)
     return f"{page}?invite={quote(code, safe='')}", is_loopback(urlsplit(page).hostname or "")
+
+
+def page_url(game_id: Any) -> str:
+    """The play page's address for other devices: GRUFT_PUBLIC_URL's where set, else the one
+    this request used."""
+    base = settings().public_url
+    if base:
+        return base + url_for("play.play_page", game_id=game_id)
+    return url_for("play.play_page", game_id=game_id, _external=True)
+
+
+def links_unreachable(game_id: Any) -> bool:
+    """Whether the links point where no other device can go (issue 33, item 3): loopback,
+    the unspecified address, or a public URL this server does not listen at."""
+    return unreachable(page_url(game_id), public=bool(settings().public_url))
 
 
 def qr_code(url: str) -> str:
@@ -244,6 +261,7 @@ class Invitations(MethodView):
             url, loopback = page_link(game.id, codes[HOST_SEAT])
             answer["host"] = {"url": url, "qr": qr_code(url)}
         answer["loopback"] = loopback or page_link(game.id, "")[1]
+        answer["unreachable"] = links_unreachable(game.id)
         return answer
 
 

@@ -5,10 +5,16 @@ ruling reachable by its id as the anchor (`/rules/voodoo-prince#vp-5`), so the p
 refusal's ruling to its text. The page follows the reader's language; the rules themselves are
 written in English and German (`docs/rules/de/<game>.md`, the rulings by the same ids): a German
 reader gets the German text, every other reader the English one.
+
+The pages ship with the package (issue 31, item 1): a wheel carries docs/rules/ as
+`api/rules_pages/` (setup.py copies it when the package is built), read in place of docs/rules/
+where there is no source tree beside the code. A game whose page is missing anyway answers a 404
+that says so, and the app logs the missing pages when it starts (`check_pages`).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from functools import cache
 from pathlib import Path
@@ -28,7 +34,10 @@ from service import GameNotFound
 blp = GruftBlueprint("rules", __name__, description="The games' rules pages (HTML)",
                      template_folder="templates")
 
-RULES_DIR = Path(__file__).resolve().parents[1] / "docs" / "rules"
+PACKAGED = Path(__file__).resolve().parent / "rules_pages"  # in a built package (setup.py)
+SOURCE = Path(__file__).resolve().parents[1] / "docs" / "rules"  # in the source tree
+RULES_DIR = PACKAGED if PACKAGED.is_dir() else SOURCE
+log = logging.getLogger("gruft.api")
 
 
 def rules_path(key: str, lang: str = "en") -> Path:
@@ -113,6 +122,21 @@ def _linked_rulings(html: str) -> str:
     return "".join(out)
 
 
+def missing_pages() -> list[str]:
+    """The games whose rules page is not where the app reads them."""
+    return [key for key in available_games() if not rules_path(key).is_file()]
+
+
+def check_pages() -> None:
+    """Log, once when the app starts, the rules pages it cannot serve (an install without
+    them: every Rules link and every refusal's ruling link would be dead)."""
+    missing = missing_pages()
+    if missing:
+        log.warning("gruft: no rules page for %s in %s: GET /rules/<game> answers 404 for "
+                    "them (install gruft from a wheel or source tree that has docs/rules/)",
+                    ", ".join(missing), RULES_DIR)
+
+
 @cache
 def rendered(key: str, lang: str = "en") -> str:
     """A game's rules page as HTML (read once per process and language: the pages ship with the
@@ -121,17 +145,26 @@ def rendered(key: str, lang: str = "en") -> str:
 
 
 @blp.route("/rules/<game>")
-@blp.doc(responses={200: HTML_PAGE, 404: {"description": "not_found: no such game"}})
+@blp.doc(responses={200: HTML_PAGE, 404: {"description": "not_found: no such game, or this "
+                                                       "installation lacks its rules page"}})
 def rules_page(game: str):
     """A game's rules, ruling by ruling, each ruling's id its anchor (HTML)."""
-    if game not in available_games() or not rules_path(game).is_file():
+    if game not in available_games():
         raise GameNotFound(N_("no rules page for %(game)r"), game=game)
+    if not rules_path(game).is_file():
+        raise RulesMissing(N_("the rules of %(game)s are not installed with this server"),
+                           game=TITLES.get(game, game))
     lang = rules_language(game, str(get_locale()))
     html = render_template("rules.html", game=game, title=TITLES.get(game, game),
                            rules=rendered(game, lang), rules_lang=lang)
     return html, 200, SECURITY_HEADERS
 
 
+class RulesMissing(GameNotFound):
+    """A game that exists, whose rules page this installation lacks."""
+
+
 @blp.errorhandler(GameNotFound)
 def _not_found(err: GameNotFound):
-    return _error_page(404, "not_found", err)
+    heading = N_("No rules page") if isinstance(err, RulesMissing) else None
+    return _error_page(404, "not_found", err, heading=heading)

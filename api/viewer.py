@@ -185,10 +185,11 @@ def _wants_json() -> bool:
     return best == "application/json"
 
 
-def _error_page(status: int, code: str, err: Exception):
+def _error_page(status: int, code: str, err: Exception, heading: str | None = None):
     if _wants_json():
         return error_response(status, code, error_text(err))
-    html = render_template("error.html", status=status, message=error_text(err))
+    html = render_template("error.html", status=status, message=error_text(err),
+                           heading=heading)
     return html, status, SECURITY_HEADERS
 
 

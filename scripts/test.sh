@@ -14,6 +14,20 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
+# Outside tools the tests check gruft with (issue 31): gettext's msgfmt on the catalogs,
+# Prometheus' promtool on /metrics. Their tests skip without them, but not in CI (CI set).
+missing=()
+command -v msgfmt >/dev/null || missing+=(gettext)
+command -v promtool >/dev/null || missing+=(prometheus)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian's ${missing[*]} for the tests…"
+  if command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends "${missing[@]}" >/dev/null) \
+      || echo "warning: could not install ${missing[*]}"
+  fi
+fi
+
 # PostgreSQL on 127.0.0.1:5432 (trust auth, database `test`); start it when it is installed but down.
 pg_up() { "$VENV/bin/python" - <<'PY'
 import sys

@@ -10,7 +10,6 @@ store's own variables are eventsourcing's (`PERSISTENCE_MODULE`, `SQLITE_*`, `PO
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -217,13 +216,3 @@ def data_dir(env: Mapping[str, str]) -> Path:
         path = Path(env.get("GAMES_DB") or DEFAULT_DB).expanduser().resolve().parent
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def is_loopback(host: str) -> bool:
-    """Whether a bind address or host name is this machine's own loopback."""
-    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import resource
 import shutil
+import socket
 import sys
 import tempfile
 from pathlib import Path
 
-from service.settings import (
-    Settings,
-    SettingsError,
-    check_settings,
-    data_dir,
-    is_loopback,
-    storage_env,
-)
+from api.addresses import LISTENING, is_loopback, is_unspecified, machine_addresses, unreachable
+from service.settings import Settings, SettingsError, check_settings, data_dir, storage_env
 from service.store.health import StoreNotWritable, check_folder, check_intact, check_writable
 from serving.gunicorn_hooks import OWNED
 
@@ -81,12 +77,25 @@ def serve(args: argparse.Namespace) -> int:
     args.port = settings.port if args.port is None else args.port
     args.workers = args.workers or settings.workers
     args.threads = args.threads or settings.threads
-    gunicorn = shutil.which("gunicorn") or os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    gunicorn = gunicorn_command()
     if args.fd is not None:
-        bind, where = f"fd://{args.fd}", f"inherited socket {args.fd}"
+        fd = args.fd
+        where = f"inherited socket {fd}"
+        listen_at = socket_address(fd)
     else:
-        bind, where = f"{args.host}:{args.port}", f"http://{args.host}:{args.port}"
-    argv = [gunicorn, "--bind", bind, *worker_options(args.workers, args.threads),
+        # Bound here, not by gunicorn: a port in use is one line and a non-zero exit, not a
+        # "serving on" line (another server answers there) and gunicorn's retries (issue 31).
+        try:
+            sock = bound_socket(args.host, args.port)
+        except OSError as exc:
+            print(f"gruft serve: {bind_problem(args.host, args.port, exc)}", file=sys.stderr)
+            return 2
+        fd, args.port = sock.fileno(), sock.getsockname()[1]
+        listen_at = (args.host, args.port)
+        where = serving_on(args.host, args.port)
+    if listen_at is not None:
+        os.environ[LISTENING] = f"{listen_at[0]} {listen_at[1]}"  # the host page's warnings
+    argv = [*gunicorn, "--bind", f"fd://{fd}", *worker_options(args.workers, args.threads),
             "--error-logfile", "-", "--logger-class", "serving.error_log.RedactingLogger",
             "--no-control-socket", "--config", "python:serving.gunicorn_hooks",
             "serving.wsgi:create_app()"]
@@ -98,6 +107,9 @@ def serve(args: argparse.Namespace) -> int:
           f"thread(s) (open files: {files})", flush=True)
     if args.fd is None and not settings.public_url and is_loopback(args.host):
         print(loopback_warning(args.host, args.port), file=sys.stderr, flush=True)
+    if settings.public_url and listen_at is not None and unreachable(
+            settings.public_url, public=True, where=listen_at):
+        print(public_url_warning(settings.public_url, *listen_at), file=sys.stderr, flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
 
@@ -120,6 +132,80 @@ def metrics_folder() -> str:
         os.environ[OWNED] = folder
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     return folder
+
+
+def gunicorn_command() -> list[str]:
+    """gunicorn, run by the interpreter running gruft: its script beside it, else `python -m
+    gunicorn` (an install whose scripts are elsewhere, such as `pip install --user`). Never a
+    `gunicorn` found on PATH: another environment's would import another gruft."""
+    script = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    return [script] if os.access(script, os.X_OK) else [sys.executable, "-m", "gunicorn"]
+
+
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port and listening, for gunicorn to inherit (fd://), as gunicorn
+    itself would bind it (SO_REUSEADDR: a restart need not wait for old connections)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def socket_address(fd: int) -> tuple[str, int] | None:
+    """Where an inherited listening socket is bound (None if it is no TCP socket)."""
+    try:
+        probe = socket.socket(fileno=fd)
+    except OSError:
+        return None
+    try:
+        address = probe.getsockname()
+    except OSError:
+        address = None
+    finally:
+        probe.detach()  # the socket stays open, gunicorn's
+    return (address[0], address[1]) if isinstance(address, tuple) else None
+
+
+def bind_problem(host: str, port: int, exc: OSError) -> str:
+    """One line: why the server cannot listen on host:port, and what to do."""
+    if exc.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use (another server, perhaps another "
+                f"gruft): stop it, or choose a free port: gruft serve --port N (or GRUFT_PORT)")
+    if exc.errno == errno.EACCES:
+        return (f"not allowed to listen on port {port} ({exc.strerror}): choose a port above "
+                "1023 with --port N (or GRUFT_PORT), or run as a user allowed to")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return (f"{host} is not an address of this machine: choose one of its own with "
+                "--host (or GRUFT_HOST), or 0.0.0.0 for all of them")
+    return f"cannot listen on {host}:{port} ({exc.strerror}): choose another --host or --port"
+
+
+def serving_on(host: str, port: int) -> str:
+    """Where `gruft serve` says it serves: the address, or, when it listens on every address
+    (0.0.0.0, ::), the machine's own ones, which phones and other computers can open."""
+    if not is_unspecified(host):
+        return f"http://[{host.strip('[]')}]:{port}" if ":" in host else f"http://{host}:{port}"
+    addresses = machine_addresses()
+    if not addresses:
+        return (f"every address of this machine, port {port} (it has no network address now: "
+                f"only http://127.0.0.1:{port} works)")
+    urls = ", ".join(f"http://{address}:{port}" for address in addresses)
+    return f"every address of this machine, port {port}: open {urls} on other devices"
+
+
+def public_url_warning(public_url: str, host: str, port: int) -> str:
+    """What `gruft serve` says when GRUFT_PUBLIC_URL names where it does not listen."""
+    return (f"gruft serve: warning: GRUFT_PUBLIC_URL={public_url} names an address this server "
+            f"does not listen on (it listens on {host}, port {port}), so its invitation links "
+            f"and QR codes lead nowhere: serve with --host 0.0.0.0 (or that address), or set "
+            f"GRUFT_PUBLIC_URL to where the server is reached")
 
 
 def loopback_warning(host: str, port: int) -> str:
@@ -190,13 +276,18 @@ def key_held(env, folder) -> None:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """`gruft serve`."""
+    defaults = Settings()
     p = sub.add_parser(
         "serve", help="run the REST API (SQLite in ./data by default)",
         description="Run the REST API under gunicorn with threaded (gthread) workers: every "
                     "request, a live stream included, holds one thread of its worker while it "
                     "runs, so the server holds about workers x threads open streams and still "
-                    "answers commands; slow or idle clients never block a worker.")
-    defaults = Settings()
+                    "answers commands; slow or idle clients never block a worker.",
+        epilog=f"Where the data goes: the games in GAMES_DB (a SQLite file, default "
+               f"{defaults.games_db}, under the folder it starts in; or a PostgreSQL store, see "
+               f"docs/deployment.md), the signing key in GRUFT_DATA_DIR (default: GAMES_DB's "
+               f"folder). Links for other devices: GRUFT_PUBLIC_URL. Every setting: "
+               f"docs/deployment.md.")
     p.add_argument("--host", help=f"the address to listen on (env GRUFT_HOST; default "
                                   f"{defaults.host})")
     p.add_argument("--port", type=int, help=f"the port (env GRUFT_PORT; default {defaults.port})")

@@ -86,6 +86,21 @@ GRUFT = Path(sys.executable).with_name("gruft")  # the command as installed in t
 PATIENCE = 60.0  # seconds a test waits for a process (a server, the bots) before calling it stuck
 
 
+def outside_tool(name: str, package: str) -> str:
+    """The path of a program from outside the project (scripts/test.sh installs Debian's
+    `package` for it): a test skips without it, except in CI (CI set), where it fails."""
+    import shutil
+
+    import pytest
+
+    found = shutil.which(name)
+    if found:
+        return found
+    if os.environ.get("CI"):
+        pytest.fail(f"{name} is not installed (Debian's {package}: scripts/test.sh installs it)")
+    pytest.skip(f"{name} is not installed (apt-get install {package})")
+
+
 def wait_until(check: Callable[[], bool], what: str, timeout: float = PATIENCE,
                every: float = 0.02) -> None:
     """Poll `check` every `every` seconds until it holds; fail naming `what` if it still does

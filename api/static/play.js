@@ -933,6 +933,8 @@ async function drawHost() {
   const links = kept.links || { invitations: [] };
   drawHostLink(links.host);
   $("loopback-note").hidden = !links.loopback;
+  // Issue 33, item 3: the page opened at 0.0.0.0, or a public address the server is not at.
+  $("unreachable-note").hidden = !links.unreachable || !!links.loopback;
   const made = new Set(links.invitations.map((i) => i.player));
   if (humans.some((p) => !made.has(p))) {
     const make = el("button", { type: "button", class: "reissue", "data-reissue-all": "" }, t("Make new invitation links (any sent before stop working)"));

@@ -1,4 +1,5 @@
-"""`gruft serve` hands gunicorn the address to bind, or the socket it inherited (--fd)."""
+"""`gruft serve` hands gunicorn the socket it bound itself (a port in use is then one line and
+no server: issue 31, item 8), or the socket it inherited (--fd)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,18 @@ from serving import serve_cli
 
 @pytest.fixture
 def exec_argv(monkeypatch):
-    """What `gruft serve` would exec, captured instead of run."""
+    """What `gruft serve` would exec, captured instead of run (and where the socket it hands
+    gunicorn is bound, while it is still open); its environment changes stay in the test."""
     seen: list[list[str]] = []
-    monkeypatch.setattr(serve_cli.os, "execv", lambda path, argv: seen.append(argv))
-    return seen
+    bound: list[tuple[str, int] | None] = []
+
+    def execv(path, argv):
+        seen.append(argv)
+        bound.append(serve_cli.socket_address(int(bind_of(argv).removeprefix("fd://"))))
+
+    monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))
+    monkeypatch.setattr(serve_cli.os, "execv", execv)
+    return seen, bound
 
 
 def bind_of(argv: list[str]) -> str:
@@ -21,18 +30,23 @@ def bind_of(argv: list[str]) -> str:
 
 
 def test_serve_binds_host_and_port(exec_argv, capsys):
-    main(["serve", "--host", "127.0.0.1", "--port", "8123", "--workers", "3"])
-    (argv,) = exec_argv
-    assert bind_of(argv) == "127.0.0.1:8123"
+    main(["serve", "--host", "127.0.0.1", "--port", "0", "--workers", "3"])
+    (argv,), (bound,) = exec_argv
+    # Check gunicorn gets the socket gruft serve bound itself, on the address asked for.
+    assert bind_of(argv).startswith("fd://")
+    host, port = bound
+    assert host == "127.0.0.1" and port > 0
     assert argv[argv.index("--workers") + 1] == "3"
     # No gunicorn access log (it would print query strings) and no shared control socket.
     assert "--access-logfile" not in argv and "--no-control-socket" in argv
     assert argv[-1] == "serving.wsgi:create_app()"  # the API with its bot runner beside it
-    assert "http://127.0.0.1:8123" in capsys.readouterr().out
+    assert f"http://127.0.0.1:{port}" in capsys.readouterr().out
+    # Check the workers are told where it listens (the host page's warnings: api.addresses).
+    assert serve_cli.os.environ["GRUFT_LISTENING"] == f"127.0.0.1 {port}"
 
 
 def test_serve_on_an_inherited_socket(exec_argv, capsys):
     main(["serve", "--fd", "7"])
-    (argv,) = exec_argv
+    (argv,), _ = exec_argv
     assert bind_of(argv) == "fd://7"
     assert "inherited socket 7" in capsys.readouterr().out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import shutil
+import subprocess
 import threading
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -18,7 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from api import create_app
 from tests.api.test_thread_holds import send, status_of
-from tests.kit import call, served_gruft, wait_until
+from tests.kit import call, outside_tool, served_gruft, wait_until
 
 
 def scrape(port: int) -> dict[tuple[str, tuple], float]:
@@ -111,6 +112,21 @@ def test_metrics_are_summed_over_two_workers(sqlite_env, tmp_path):
             assert value(metrics, "gruft_commands_total", game="vampiring", by="seat") == accepted
             assert value(metrics, "gruft_refusals_total", game="vampiring",
                          code="not_your_turn", rule="VR-4") == refused
+        # Check the HTTP requests are counted and timed by route (the URL rule, no game id) and
+        # status, summed over both workers too (issue 31, item 8)
+        commands = {"method": "POST", "route": "/games/<game_id>/commands"}
+        assert value(metrics, "gruft_http_requests_total", **commands, status="200") == accepted
+        assert value(metrics, "gruft_http_requests_total", **commands, status="422") == refused
+        assert value(metrics, "gruft_http_request_duration_seconds_count", **commands,
+                     status="200") == accepted
+        assert value(metrics, "gruft_http_request_duration_seconds_bucket", **commands,
+                     status="200", le="+Inf") == accepted
+        assert not any(game in str(labels) for _, labels in metrics)
+        # Check Prometheus' own linter accepts the page as scraped
+        promtool = outside_tool("promtool", "prometheus")
+        checked = subprocess.run([promtool, "check", "metrics"], input=raw(port, "/metrics")[1],
+                                 capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
         # Check the runners (one worker holds each lock) and the lags behind the log's head.
 
         def caught_up() -> bool:

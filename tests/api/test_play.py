@@ -118,6 +118,44 @@ def test_the_host_gets_each_invitation_link_with_its_qr_code_in_seat_order(clien
     assert client.get(f"/games/{gid}/view", headers=bearer(tokens["Ann"])).status_code == 200
 
 
+def test_links_no_phone_can_open_are_flagged_as_loopback_ones_are(sqlite_env, monkeypatch):
+    # Issue 33, item 3: the page opened at the unspecified address (what `gruft serve --host
+    # 0.0.0.0` used to print), or a GRUFT_PUBLIC_URL naming an address the server is not at.
+    monkeypatch.delenv("GRUFT_LISTENING", raising=False)
+    monkeypatch.delenv("GRUFT_PUBLIC_URL", raising=False)
+    plain = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    public = create_app({"TESTING": True, "GRUFT_ENV": {
+        **sqlite_env, "GRUFT_PUBLIC_URL": "http://192.168.1.20:8000"}})
+    try:
+        def flags(app, base_url: str = "http://localhost") -> tuple[bool, bool]:
+            client = app.test_client()
+            game = create(client)
+            answer = client.post(f"/games/{game['game_id']}/invitations", base_url=base_url,
+                                 headers=bearer(game["host_token"]), json={"players": ["Ann"]})
+            assert answer.status_code == 200, answer.get_json()
+            body = answer.get_json()
+            return body["loopback"], body["unreachable"]
+
+        # Check the page opened at an unspecified address warns, as a loopback one does
+        assert flags(plain, "http://0.0.0.0:8000") == (False, True)
+        assert flags(plain, "http://[::]:8000") == (False, True)
+        assert flags(plain, "http://127.0.0.1:8000") == (True, True)
+        assert flags(plain, "http://192.168.1.20:8000") == (False, False)
+        # Check a public URL at the server's port warns unless the server listens there
+        for listening, warned in [("127.0.0.1 8000", True), ("192.168.1.30 8000", True),
+                                  ("0.0.0.0 8000", False), ("192.168.1.20 8000", False),
+                                  ("127.0.0.1 9000", False)]:  # another port: a proxy's
+            monkeypatch.setenv("GRUFT_LISTENING", listening)
+            assert flags(public) == (False, warned), listening
+        # Check the page carries the warning its script shows
+        client = plain.test_client()
+        page = client.get(f"/games/{create(client)['game_id']}/play").get_data(as_text=True)
+        assert 'id="unreachable-note"' in page
+    finally:
+        plain.extensions["gruft"].close()
+        public.extensions["gruft"].close()
+
+
 def test_the_host_issues_a_seats_invitation_again_and_the_old_one_dies(client):
     game = create(client)
     gid, host = game["game_id"], bearer(game["host_token"])

@@ -75,3 +75,29 @@ def test_the_rulings_a_rules_page_names_link_to_their_text(client):
     assert '<strong>VP-5</strong>' in html
     linked = set(re.findall(r'class="ruling-ref" href="#([a-z]+-\d+)"', html))
     assert linked and all(f'<a id="{rule}"></a>' in html for rule in linked)
+
+
+def test_an_install_without_its_rules_pages_says_so(sqlite_env, tmp_path, monkeypatch, caplog):
+    # Issue 31, item 1: a wheel once shipped no rules page; every /rules/<game> said "No such
+    # game" and nothing was logged. A known game's missing page now says what is missing.
+    from api import rules
+
+    monkeypatch.setattr(rules, "RULES_DIR", tmp_path / "no-rules")
+    with caplog.at_level("WARNING", logger="gruft.api"):
+        app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    try:
+        # Check the app said at start which pages it cannot serve, and where it looked
+        said = [r.getMessage() for r in caplog.records if "no rules page" in r.getMessage()]
+        assert len(said) == 1 and all(key in said[0] for key in available_games())
+        assert str(tmp_path / "no-rules") in said[0]
+        client = app.test_client()
+        missing = client.get("/rules/vampiring")
+        html = missing.get_data(as_text=True)
+        assert missing.status_code == 404 and missing.mimetype == "text/html"
+        assert "No such game" not in html
+        assert "No rules page" in html and "VampiRing are not installed" in html
+        assert "Keine Regelseite" in client.get("/rules/vampiring?lang=de").get_data(as_text=True)
+        # Check an unknown game is still no such game
+        assert "No such game" in client.get("/rules/chess?lang=en").get_data(as_text=True)
+    finally:
+        app.extensions["gruft"].close()

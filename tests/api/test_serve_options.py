@@ -3,18 +3,26 @@ line or GRUFT_THREADS / GRUFT_WORKERS, and an open-files limit raised for many s
 
 from __future__ import annotations
 
+import http.client
+import os
+import re
 import resource
+import subprocess
 
 import pytest
 
+from api.addresses import is_loopback, machine_addresses
+from bench.servers import listening_socket
 from cli import main
 from serving import serve_cli
+from tests.kit import GRUFT, start_gruft, stop, wait_until
 
 
 @pytest.fixture
 def exec_argv(monkeypatch):
     """What `gruft serve` would exec, captured instead of run."""
     seen: list[list[str]] = []
+    monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))  # its changes stay here
     monkeypatch.setattr(serve_cli.os, "execv", lambda path, argv: seen.append(argv))
     return seen
 
@@ -61,6 +69,8 @@ def test_the_help_names_the_settings(capsys):
         main(["serve", "--help"])
     text = capsys.readouterr().out
     assert "GRUFT_WORKERS" in text and "GRUFT_THREADS" in text and "gthread" in text
+    # Check it says where the data goes (issue 31, item 8)
+    assert "GAMES_DB" in text and "GRUFT_DATA_DIR" in text
 
 
 def test_the_open_files_limit_is_raised_to_the_hard_limit(monkeypatch):
@@ -78,14 +88,89 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit(monkeypatch):
 def test_a_loopback_bind_warns_that_other_devices_cannot_reach_it(exec_argv, monkeypatch,
                                                                   capsys):
     monkeypatch.delenv("GRUFT_PUBLIC_URL", raising=False)
-    main(["serve", "--host", "127.0.0.1", "--port", "8000"])
+    main(["serve", "--host", "127.0.0.1", "--port", "0"])
     assert "--host 0.0.0.0" in capsys.readouterr().err
-    # Check a bind every device reaches, or a public address set, warns of nothing.
-    main(["serve", "--host", "0.0.0.0", "--port", "8000"])
+    # Check a bind every device reaches warns of nothing.
+    main(["serve", "--host", "0.0.0.0", "--port", "0"])
     assert "warning" not in capsys.readouterr().err
-    monkeypatch.setenv("GRUFT_PUBLIC_URL", "http://192.168.1.20:8000")
-    main(["serve", "--host", "127.0.0.1", "--port", "8000"])
-    assert "warning" not in capsys.readouterr().err
+    # Check a public address the server listens at warns of nothing (another port is a proxy's)
+    sock = listening_socket()  # a port of this machine's, its loopback's
+    port = sock.getsockname()[1]
+    try:
+        monkeypatch.setenv("GRUFT_PUBLIC_URL", "http://192.168.1.20")
+        main(["serve", "--fd", str(sock.fileno())])
+        assert "warning" not in capsys.readouterr().err
+        # Check one at the server's own port but another address than it listens on warns
+        # (issue 33, item 3: links no phone can open).
+        monkeypatch.setenv("GRUFT_PUBLIC_URL", f"http://192.168.1.20:{port}")
+        main(["serve", "--fd", str(sock.fileno())])
+        err = capsys.readouterr().err
+        assert f"GRUFT_PUBLIC_URL=http://192.168.1.20:{port} names an address this server does " \
+               "not listen on" in err and "--host 0.0.0.0" in err
+    finally:
+        sock.close()
     assert [serve_cli.is_loopback(h) for h in ("localhost", "::1", "[::1]", "127.0.0.2", "0.0.0.0",
                                          "192.168.1.20", "gruft.example")] == [
         True, True, True, True, False, False, False]
+
+
+def serve_env(tmp_path) -> dict[str, str]:
+    """A store of this test's own, and nothing of the caller's serving settings."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GRUFT_PUBLIC_URL", "GRUFT_HOST", "GRUFT_PORT", "PROMETHEUS_MULTIPROC_DIR",
+                        "GRUFT_LISTENING")}
+    return {**env, "GAMES_DB": str(tmp_path / "games.sqlite"),
+            "GRUFT_DATA_DIR": str(tmp_path / "data")}
+
+
+def test_a_port_in_use_is_one_line_and_no_server(tmp_path):
+    # Issue 31, item 8: another server answers there; gruft must not say it serves there.
+    taken = listening_socket()
+    port = taken.getsockname()[1]
+    try:
+        done = subprocess.run([str(GRUFT), "serve", "--port", str(port), "--workers", "1"],
+                              env=serve_env(tmp_path), cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+    finally:
+        taken.close()
+    # Check one line that says what to do, a failure's exit, and no "serving on"
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"gruft serve: port {port} on 127.0.0.1 is already in use (another server, perhaps "
+        "another gruft): stop it, or choose a free port: gruft serve --port N (or GRUFT_PORT)"]
+
+
+def test_serving_on_every_address_names_the_machines_own(tmp_path):
+    # Issue 31, item 8 / issue 33, item 3: not http://0.0.0.0:PORT, which no phone can open.
+    log = tmp_path / "serve.log"
+    proc = start_gruft(["serve", "--host", "0.0.0.0", "--port", "0", "--workers", "1",
+                        "--threads", "4"], serve_env(tmp_path), log, cwd=tmp_path)
+    try:
+        wait_until(lambda: "gruft serving on" in log.read_text() or proc.poll() is not None,
+                   "gruft serve to say where it serves")
+        said = next(line for line in log.read_text().splitlines() if "gruft serving on" in line)
+        assert "0.0.0.0" not in said
+        urls = re.findall(r"http://([0-9.]+):(\d+)", said)
+        if not machine_addresses():  # a machine with no network: it says only it can reach it
+            assert "no network address" in said
+            urls = [("127.0.0.1", said.split("port ")[1].split(" ")[0])]
+        assert urls
+        # Check each address it names is this machine's own: the list page answers there.
+        for host, port in urls:
+            assert not is_loopback(host) or not machine_addresses()
+
+            def answers(host=host, port=port) -> bool:
+                assert proc.poll() is None, log.read_text()
+                conn = http.client.HTTPConnection(host, int(port), timeout=10)
+                try:
+                    conn.request("GET", "/")
+                    return conn.getresponse().status == 200
+                except OSError:
+                    return False
+                finally:
+                    conn.close()
+
+            wait_until(answers, f"gruft to answer at http://{host}:{port}/")
+    finally:
+        stop(proc)

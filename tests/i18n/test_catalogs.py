@@ -4,6 +4,7 @@ and no text a person reads left unmarked in a template or a page's script."""
 from __future__ import annotations
 
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from api.i18n import CATALOGS, LANGUAGES
+from tests.kit import outside_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "t": None,
@@ -221,3 +223,15 @@ def test_no_stylesheet_writes_words() -> None:
     words = re.compile(r"content:\s*[\"'][^\"']*[A-Za-z]{2,}")
     found = {p.name: words.findall(p.read_text()) for p in (ROOT / "api/static").glob("*.css")}
     assert not {name: hits for name, hits in found.items() if hits}, found
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_gnu_msgfmt_accepts_every_catalog(lang: str) -> None:
+    # Issue 31: gettext's own compiler, from outside the project, checks each catalog (-c: its
+    # header, plural forms and placeholders), with no entry fuzzy or untranslated.
+    msgfmt = outside_tool("msgfmt", "gettext")
+    done = subprocess.run([msgfmt, "-c", "--statistics", "-o", "/dev/null",
+                           str(CATALOGS / lang / "LC_MESSAGES" / "messages.po")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^\d+ translated messages\.$", done.stderr, re.M), done.stderr

@@ -222,6 +222,26 @@ def test_the_create_form_starts_a_game_whose_host_page_lists_each_invitation(
         host.close()
 
 
+def test_a_host_page_opened_at_0_0_0_0_warns_its_links_reach_no_phone(browser, live_site):
+    # Issue 33, item 3: `gruft serve --host 0.0.0.0` printed http://0.0.0.0:PORT, and a page
+    # opened there made every invitation and QR code http://0.0.0.0/…, with no warning.
+    game = create(live_site.base_url, "vampir", seed=5)
+    unspecified = live_site.base_url.replace("127.0.0.1", "0.0.0.0")
+    host = open_page(browser, f"{unspecified}/games/{game['game_id']}/play"
+                              f"?token={game['host_token']}", "host", viewport=PHONE)
+    try:
+        page = host.page
+        # (the seats' links are made in the browser that created the game: here the host's own)
+        wait_until(page, lambda: page.is_visible("[data-host-link]"), what="the host's own link")
+        assert "//0.0.0.0:" in page.input_value("[data-host-link]")
+        # Check the warning is shown, the loopback one (another reason) not
+        assert page.is_visible("#unreachable-note") and page.is_hidden("#loopback-note")
+        assert "0.0.0.0" in page.inner_text("#unreachable-note")
+        assert not host.errors
+    finally:
+        close(host)
+
+
 def test_the_create_form_keeps_a_name_typed_right_after_changing_the_player_count(
         browser, live_site):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
