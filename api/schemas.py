@@ -582,6 +582,9 @@ class KeyPeriod(Schema):
                           attribute="from", metadata={"description": "when it became current"})
     until = fields.String(allow_none=True, required=True,
                           metadata={"description": "when it was retired; null: current"})
+    vkey = fields.String(required=True, metadata={
+        "description": "its C2SP verifier key for the log's signed-note checkpoints (GET "
+                       "/log/tlog/checkpoint): <origin>+<key ID hex>+base64(0x01 ‖ public key)"})
 
 
 class SigningKeys(Schema):
