@@ -9,9 +9,10 @@ from bench import cli as bench_cli
 from bots import cli as bots_cli
 from replays import cli as replays_cli
 from service import cli as service_cli
+from service import witness as witness_cli
 from service.release import release
 
-PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli)
+PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli, witness_cli)
 
 
 def build_parser() -> argparse.ArgumentParser:

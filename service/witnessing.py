@@ -109,6 +109,19 @@ class Witnessing:
                     return size, self.game_log.note(size) + "".join(lines)
         return None
 
+    def for_export(self, game_id: Any) -> dict[str, Any] | None:
+        """A logged game's inclusion proof against the newest checkpoint cosigned by enough
+        witnesses: {"index", "proof", "checkpoint": the cosigned note}; None without witnesses
+        or when no such checkpoint holds the game yet."""
+        cosigned = self.cosigned() if self.enabled else None
+        if cosigned is None:
+            return None
+        size, note = cosigned
+        proof = self.game_log.inclusion(game_id, size)
+        if proof is None:
+            return None
+        return {"index": proof["index"], "proof": proof["proof"], "checkpoint": note}
+
     def status(self) -> list[dict[str, Any]]:
         """Each witness: its name, URL, the size it cosigned, how many leaves it is behind the
         log, and its last error."""
