@@ -106,7 +106,7 @@ def vkey(name: str, kind: int, public: bytes) -> str:
 
 def parse_vkey(text: str) -> Verifier:
     """The verifier a vkey names (type 0x01 or 0x04, Ed25519); NoteError if it is not one."""
-    parts = text.strip().split("+")
+    parts = text.strip().split("+", 2)  # the base64 key may hold a plus
     if len(parts) != 3 or not NAME.fullmatch(parts[0]) or not re.fullmatch(r"[0-9a-f]{8}",
                                                                             parts[1]):
         raise NoteError(f"{text[:120]!r} is not a vkey (<name>+<key ID hex>+<base64 key>)")

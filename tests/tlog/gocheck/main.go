@@ -55,13 +55,18 @@ func c2spPath(t tlog.Tile) string {
 	return "tile/" + strings.TrimPrefix(t.Path(), "tile/8/")
 }
 
-type tiles struct{}
+// tiles reads each tile once (TileHashReader checks each against the root when it reads it).
+type tiles map[string][]byte
 
 func (tiles) Height() int { return height }
-func (tiles) ReadTiles(ts []tlog.Tile) ([][]byte, error) {
+func (seen tiles) ReadTiles(ts []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(ts))
 	for i, t := range ts {
-		out[i] = get(c2spPath(t))
+		path := c2spPath(t)
+		if seen[path] == nil {
+			seen[path] = get(path)
+		}
+		out[i] = seen[path]
 	}
 	return out, nil
 }
