@@ -14,6 +14,16 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
+# Go and its golang.org/x/mod (Debian's): the game log's C2SP checkpoint, tiles and proofs are
+# checked by Go's own sumdb/note and sumdb/tlog (tests/tlog, built offline in GOPATH mode).
+if ! command -v go >/dev/null || [ ! -d /usr/share/gocode/src/golang.org/x/mod/sumdb/tlog ]; then
+  echo "installing Debian's golang-go and golang-golang-x-mod-dev for the log's C2SP tests…"
+  if command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go \
+      golang-golang-x-mod-dev >/dev/null) || echo "warning: could not install Go"
+  fi
+fi
+
 # PostgreSQL on 127.0.0.1:5432 (trust auth, database `test`); start it when it is installed but down.
 pg_up() { "$VENV/bin/python" - <<'PY'
 import sys
