@@ -12,7 +12,8 @@ checkpoint, and cosigns the checkpoint only if it extends what the witness holds
 - 403 a checkpoint no followed key's signature verifies;
 - 409 with `Content-Type: text/x.tlog.size` and the size it holds, for an old size that is not
   the size it holds; 409 (plain) for another root at the size it holds: a split view;
-- 422 a consistency proof that does not verify;
+- 422 a consistency proof that does not verify (this and a split view, signed by the log, are
+  kept as evidence in `evidence/` in the state folder);
 - 200 a timestamped `cosignature/v1` line (type 0x04, tlog-cosignature.md), after the new state
   is written (temporary file, fsync, rename, fsync of the folder): checking the old size and
   storing the new one happen under one lock (and a file lock, for two witnesses on one folder),
@@ -27,6 +28,7 @@ import argparse
 import base64
 import binascii
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -189,11 +191,13 @@ class Witness:
             if old != held_size:
                 raise Refused(409, f"{held_size}\n", SIZE_TYPE)
             if checkpoint.size == held_size and held is not None and checkpoint.root != held_root:
+                self._keep_evidence(checkpoint.origin, body, "split-view")
                 raise Refused(409, f"another root at size {held_size}, which this witness "
                                        "cosigned with a different root: a split view\n")
             if checkpoint.size != held_size or held is None:
                 if old and not verify_consistency(old, checkpoint.size, held_root,
                                                   checkpoint.root, proof):
+                    self._keep_evidence(checkpoint.origin, body, "inconsistent")
                     raise Refused(422, "the consistency proof does not verify\n")
                 if old == 0 and checkpoint.size == 0 and checkpoint.root != EMPTY_ROOT:
                     raise Refused(422, "the empty tree has another root\n")
@@ -203,6 +207,16 @@ class Witness:
                 _write_atomically(self.folder / STATE_FILE,
                                   json.dumps({"logs": logs}, indent=1, sort_keys=True).encode())
             return cosign(text, self.name, self._private, int(self._clock()))
+
+
+    def _keep_evidence(self, origin: str, body: bytes, why: str) -> None:
+        """Keep a refused request whose checkpoint the log signed (tlog-witness.md: it may prove
+        the log's misbehaviour): `evidence/<time>-<why>-<origin hash>.txt` in the state folder."""
+        folder = self.folder / "evidence"
+        folder.mkdir(exist_ok=True)
+        tag = hashlib.sha256(origin.encode("utf-8")).hexdigest()[:12]
+        name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(self._clock()))}-{why}-{tag}"
+        _write_atomically(folder / f"{name}-{secrets.token_hex(3)}.txt", body)
 
 
 def _parse_request(body: bytes) -> tuple[int, list[bytes], str]:

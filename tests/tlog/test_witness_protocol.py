@@ -146,6 +146,11 @@ def test_the_witness_cosigns_what_extends_its_state_and_refuses_the_rest(witness
             assert client.add(log.request(9, 9))[0] == 200
             status, kind, _answer = client.add(log.request(9, 9, root=sha(b"another history")))
             assert status == 409 and not kind.startswith("text/x.tlog.size")
+            # Check the witness kept the log's signed split view (and the bent proof's request).
+            kept = sorted(p.name.split("-")[1] for p in (state / "evidence").iterdir())
+            assert kept == ["inconsistent", "split"]
+            split = next((state / "evidence").glob("*-split-view-*"))
+            assert log.note(9, root=sha(b"another history")) in split.read_text()
             # Check what the spec says of the rest.
             stranger = SpecLog("log.example.test/not-followed")
             assert client.add(stranger.request(0, 3))[0] == 404
