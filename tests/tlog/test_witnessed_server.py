@@ -9,10 +9,12 @@ import http.client
 import json
 from urllib.parse import urlsplit
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from api import create_app
 from cli import main
+from service.settings import Settings, SettingsError
 from service.tlog import (
     ED25519,
     checkpoint_text,
@@ -190,3 +192,16 @@ def test_a_witness_down_or_refusing_blocks_nothing(sqlite_env, tmp_path, witness
 def stranger_log_vkey() -> str:
     """The vkey of a log that is not the server's."""
     return vkey("another.example/log", ED25519, raw_public(Ed25519PrivateKey.generate()))
+
+
+def test_the_witnesses_setting_takes_url_vkey_pairs_of_witness_keys():
+    witness_key = vkey("w.example/1", 0x04, raw_public(Ed25519PrivateKey.generate()))
+    read = Settings.read({"GRUFT_WITNESSES": f" https://w.example/1/={witness_key}  ",
+                          "GRUFT_WITNESSES_NEEDED": "1"})
+    assert read.witnesses == (("https://w.example/1", witness_key),)
+    assert Settings.read({}).witnesses == ()
+    for bad in (f"ftp://w.example={witness_key}", "https://w.example=not-a-vkey",
+                f"https://w.example={stranger_log_vkey()}",  # a log's key (0x01), not a witness's
+                witness_key):
+        with pytest.raises(SettingsError, match="GRUFT_WITNESSES="):
+            Settings.read({"GRUFT_WITNESSES": bad})
