@@ -125,3 +125,24 @@ def test_tiles_and_their_cache_headers(big_log, path, status, cache):
         width = 88 if ".p/88" in path else 2 if ".p/2" in path else 256
         if "entries" not in path:
             assert len(answer.data) == 32 * width
+
+
+def test_tiles_and_entries_on_every_store(storage_env, gocheck):
+    # Check the tiles and the entry bundle are read from the log's table on SQLite and on
+    # PostgreSQL alike, and Go's tlog proves them.
+    [game_id] = store_finished_games(storage_env, range(5, 6))
+    app = create_app({"TESTING": True, "GRUFT_ENV": storage_env})
+    try:
+        client = app.test_client()
+        wait_until(lambda: client.get("/log/checkpoint").get_json()["size"] == 1, "logged")
+        leaf = client.get(f"/log/proof/{game_id}").get_json()["leaf"]
+        entries = client.get("/log/tlog/tile/entries/000.p/1").data
+        assert entries == len(canonical(leaf)).to_bytes(2, "big") + canonical(leaf).encode()
+        assert client.get("/log/tlog/tile/0/000.p/1").data == leaf_hash(leaf_bytes(leaf))
+        vkey = client.get("/signing-keys").get_json()["keys"][-1]["vkey"]
+        with serving(app) as url:
+            checked = go(gocheck, url, vkey)
+        assert checked.returncode == 0, checked.stderr
+        assert json.loads(checked.stdout)["entries"] == [canonical(leaf)]
+    finally:
+        app.extensions["gruft"].close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import subprocess
 from urllib.parse import urlsplit
 
 import pytest
@@ -65,7 +66,8 @@ def cosigned_size(client) -> int:
 
 
 def test_the_log_is_witnessed_and_auditors_count_only_a_cosigned_proof(sqlite_env, tmp_path,
-                                                                        witness, capsys):
+                                                                        witness, capsys,
+                                                                        gocheck):
     gruft = command(capsys)
     store_finished_games(sqlite_env, range(1, 2))  # a game over before the witness is named
     log_vkey = server_vkey(sqlite_env)
@@ -136,6 +138,11 @@ def test_the_log_is_witnessed_and_auditors_count_only_a_cosigned_proof(sqlite_en
             kept = tmp_path / "kept.note"
             kept.write_text(note)
             with serving(app) as base:
+                # Go's note reads the cosigned note too (the cosignature a line it ignores).
+                checked = subprocess.run([str(gocheck), base + "/log/tlog", log_vkey],
+                                         capture_output=True, text=True, timeout=120)
+                assert checked.returncode == 0, checked.stderr
+                assert json.loads(checked.stdout)["size"] == 2
                 same = gruft("log", "check", str(kept), "--server", base)
                 assert same.returncode == 0, same.stdout + same.stderr
                 assert "from 2 games to 2" in same.stdout
