@@ -10,6 +10,7 @@ import http.client
 import json
 import struct
 import subprocess
+import threading
 from urllib.parse import urlsplit
 
 import pytest
@@ -181,3 +182,36 @@ def test_a_witness_refuses_to_start_on_a_key_it_cannot_read(tmp_path, follow):
     done = subprocess.run([str(GRUFT), "witness", "serve", "--state", str(tmp_path), "--port",
                            "0", "--follow", follow], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "vkey" in done.stderr
+
+
+def test_concurrent_submissions_from_one_old_size_are_cosigned_once(witness, tmp_path):
+    # Check the old size is checked and the new one stored atomically (tlog-witness.md's race):
+    # of eight checkpoints submitted at once from the size the witness holds, one is cosigned
+    # and the rest told the new size it holds; the size never goes back.
+    log = SpecLog()
+    with witness([log.vkey], tmp_path / "witness") as url:
+        first = Client(url)
+        try:
+            assert first.add(log.request(0, 5))[0] == 200
+        finally:
+            first.close()
+        answers: dict[int, tuple[int, str, bytes]] = {}
+
+        def submit(size: int) -> None:
+            client = Client(url)
+            try:
+                answers[size] = client.add(log.request(5, size))
+            finally:
+                client.close()
+
+        threads = [threading.Thread(target=submit, args=(size,)) for size in range(30, 38)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        won = [size for size, (status, _kind, _body) in answers.items() if status == 200]
+        assert len(won) == 1, answers
+        assert all(answers[size][1:] == ("text/x.tlog.size", f"{won[0]}\n".encode())
+                   for size in answers if size not in won)
+    assert json.loads((tmp_path / "witness" / "state.json").read_text())["logs"][ORIGIN][
+        "size"] == won[0]
