@@ -11,9 +11,9 @@ from api.games import documented as _documented
 from domain.core import BadCommand
 from domain.core.words import N_
 from service import GameNotFound
-from service.gamelog import GameLog
-from service.repository import parse_game_id
-from service.signing import vkey
+from service.audit.gamelog import GameLog
+from service.audit.signing import vkey
+from service.store.repository import parse_game_id
 from service.tlog import TILE_WIDTH, parse_tile_index
 from service.witnessing import Witnessing
 

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from replays.logproof import HASH, checkpoint_problem, note_checkpoint_problem
-from service.merkle import verify_consistency
-from service.signing import check_signature
+from service.audit.merkle import verify_consistency
+from service.audit.signing import check_signature
 from service.tlog import NoteError, parse_checkpoint, parse_note
 
 CONSISTENT, CAUGHT, CANNOT = 0, 1, 2

@@ -44,7 +44,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.merkle import EMPTY_ROOT, verify_consistency
+from service.audit.merkle import EMPTY_ROOT, verify_consistency
 from service.tlog import (
     COSIGNATURE_V1,
     ED25519,

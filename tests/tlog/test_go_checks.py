@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from api import create_app
 from domain.core import canonical
 from service import tlog
-from service.gamelog import leaf_bytes, leaf_of
-from service.merkle import leaf_hash
+from service.audit.gamelog import leaf_bytes, leaf_of
+from service.audit.merkle import leaf_hash
 from tests.kit import wait_until
 from tests.replays.test_log_check import store_finished_games
 from tests.tlog.conftest import serving
