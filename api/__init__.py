@@ -42,6 +42,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from service.audit.signing import SigningKey
     from service.readmodels import read_models
     from service.settings import Settings, data_dir
+    from service.witnessing import Witnessing, parse_witnesses
 
     app = Flask(__name__)
     app.config.from_mapping(
@@ -74,6 +75,18 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # The game log (service.audit.gamelog): appended by its own thread, woken by the log follower.
     app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
     Appender(game_log)
+    # Its witnesses (service/witnessing.py): their own thread, started here, closed with the
+    # store (GRUFT_WITNESSES; none: no thread).
+    witnessing = app.extensions["gruft.witnessing"] = Witnessing(
+        game_log, parse_witnesses(store.settings.witnesses),
+        store.settings.witnesses_needed).start()
+    store_close = store.close
+
+    def close_witnessing_first() -> None:
+        witnessing.close()
+        store_close()
+
+    store.close = close_witnessing_first
 
     api = GruftApi(app)
     for resource in (games, live, table, replays, arbiter, stats, viewer, play, rules, health,

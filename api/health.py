@@ -5,7 +5,8 @@ a read and takes writes (service.store.health: a file written beside an SQLite s
 lock taken and let go; a PostgreSQL server that is not a read-only standby), and this worker's
 follower of the log is not stuck (service.store.follower: with subscribers, its thread runs and has
 ended a round within GRUFT_FOLLOWER_STUCK seconds, 30 by default: else its live streams, bots
-and read models hear of nothing new); else 503 saying which, with Retry-After.
+and read models hear of nothing new); else 503 saying which, with Retry-After. With witnesses
+(GRUFT_WITNESSES), it lists each and how far behind the log it is, without being unready for it.
 
 A worker whose store answered that its files are damaged (service.store.health, `is_damaged`) answers
 every request but /livez with that 503 from then on (issue 32, item 7): one line in the log,
@@ -17,7 +18,7 @@ from __future__ import annotations
 import logging
 
 from eventsourcing.persistence import DatabaseError
-from flask import Flask, request
+from flask import Flask, current_app, request
 from flask.views import MethodView
 
 from api import schemas
@@ -62,7 +63,12 @@ class Ready(MethodView):
         stuck = store.follower.stuck(settings().follower_stuck)
         if stuck:
             return not_ready(stuck)
-        return {"status": "ready"}
+        witnessing = current_app.extensions["gruft.witnessing"]
+        if not witnessing.witnesses:
+            return {"status": "ready"}
+        # how far behind the log's witnesses are: said, never a reason to be unready (a witness
+        # down or refusing never stops play)
+        return {"status": "ready", "witnesses": witnessing.status()}
 
 
 def not_ready(why: str):

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -133,6 +133,7 @@ def store_metrics(counted: Iterable[Metric]) -> Iterator[Metric]:
     yield gauge("gruft_read_models_lag_notifications",
                 "Notifications stored that the read models (game list, statistics) do not "
                 "include yet", max(0, head - views))
+    yield from witness_metrics()
     samples = {s.name: s.value for family in counted for s in family.samples}
     if "gruft_follower_position" in samples:
         yield gauge("gruft_follower_lag_notifications",
@@ -142,6 +143,27 @@ def store_metrics(counted: Iterable[Metric]) -> Iterator[Metric]:
     if caught_up:
         yield gauge("gruft_follower_lag_seconds", "Since the follower furthest behind last "
                     "had handed on everything", max(0.0, time.time() - caught_up))
+
+
+def witness_metrics() -> Iterator[Metric]:
+    """How far behind the log each of its witnesses is (this worker's submissions)."""
+    witnessing = current_app.extensions["gruft.witnessing"]
+    if not witnessing.witnesses:
+        return
+    behind = GaugeMetricFamily("gruft_witness_behind_games", "Games logged since the largest "
+                               "log size the witness cosigned", labels=["witness"])
+    cosigned = GaugeMetricFamily("gruft_witness_cosigned_size", "The largest log size the "
+                                 "witness cosigned", labels=["witness"])
+    failing = GaugeMetricFamily("gruft_witness_failing", "Whether the witness's last submission "
+                                "failed", labels=["witness"])
+    for witness in witnessing.status():
+        behind.add_metric([witness["name"]], witness["behind"])
+        cosigned.add_metric([witness["name"]], witness["cosigned"])
+        failing.add_metric([witness["name"]], 1 if witness["error"] else 0)
+    found = witnessing.cosigned()
+    yield from (behind, cosigned, failing)
+    yield gauge("gruft_log_witnessed_size", "The size of the newest checkpoint cosigned by "
+                "GRUFT_WITNESSES_NEEDED witnesses (0: none)", found[0] if found else 0)
 
 
 def gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:

@@ -7,7 +7,7 @@ from flask.views import MethodView
 
 from api import schemas
 from api.errors import GruftBlueprint, error_response
-from api.gamelog import game_log
+from api.gamelog import game_log, witnessing
 from api.games import documented as _documented
 from api.games import games, viewer
 from api.i18n import error_text, language, narration_words
@@ -75,9 +75,10 @@ class Export(MethodView):
         game, records = games().reads.replay_records(game_id, viewer(game_id), N_("the export"))
         key = signing_key()
         logged = game_log().for_export(game.id) if game.finished else None
+        witnessed = witnessing().for_export(game.id) if logged is not None else None
         return build_document(game, records, key.sign, key.public_pem,
                               games().arbiter.annotation_records(game), log=logged,
-                              origin=games().arbiter.origin(game))
+                              origin=games().arbiter.origin(game), witnessed=witnessed)
 
 
 @blp.route("/replays/verify")

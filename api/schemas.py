@@ -438,6 +438,9 @@ class Document(Schema):
                                                  "and the hash of that event"})
     log = fields.Nested("DocumentLog", metadata={"description": "a game that is over: its "
                         "inclusion proof in the game log against a signed checkpoint"})
+    log_witnessed = fields.Nested("DocumentWitnessedLog", metadata={"description": (
+        "a game that is over, on a server with witnesses (GRUFT_WITNESSES): its inclusion proof "
+        "against the newest checkpoint cosigned by enough of them (a C2SP signed note)")})
     origin = fields.Dict(metadata={"description": "an imported copy: {game_id, key_id, "
                          "origin?} of the game it copies and the key that signed that document; "
                          "its own annotations name the copy's game_id, never the original's"})
@@ -459,8 +462,22 @@ class Verdict(Schema):
     winners = fields.List(fields.String(), allow_none=True, required=True)
 
 
+class WitnessStatus(Schema):
+    name = fields.String(required=True, metadata={"description": "the witness's key name"})
+    url = fields.String(required=True)
+    cosigned = fields.Integer(required=True, metadata={
+        "description": "the largest log size it cosigned for this worker (0: none)"})
+    behind = fields.Integer(required=True, metadata={
+        "description": "games logged since: how far behind the log it is"})
+    error = fields.String(allow_none=True, required=True, metadata={
+        "description": "why its last submission failed; null: it did not"})
+
+
 class Health(Schema):
     status = fields.String(required=True, metadata={"description": "`live` or `ready`"})
+    witnesses = fields.List(fields.Nested(WitnessStatus), metadata={
+        "description": "`GET /readyz` with GRUFT_WITNESSES: each witness of the game log and how "
+                       "far behind it is (never a reason to be unready)"})
     version = fields.String(metadata={"description": "`GET /livez`: the release of gruft the "
                                                       "process runs, e.g. `0.2.0`"})
 
@@ -574,6 +591,15 @@ class DocumentLog(Schema):
     checkpoint = fields.Nested(LogCheckpoint, required=True)
 
 
+class DocumentWitnessedLog(Schema):
+    index = fields.Integer(required=True)
+    proof = fields.List(fields.String(), required=True, metadata={
+        "description": "the inclusion proof, lowercase hex SHA-256 hashes"})
+    checkpoint = fields.String(required=True, metadata={
+        "description": "the checkpoint as a C2SP signed note: the server's signature and the "
+                       "witnesses' cosignatures (GET /log/tlog/checkpoint)"})
+
+
 class KeyPeriod(Schema):
     key_id = fields.String(required=True)
     key = fields.String(required=True, metadata={"description": "Ed25519 public key, PEM"})
@@ -582,6 +608,9 @@ class KeyPeriod(Schema):
                           attribute="from", metadata={"description": "when it became current"})
     until = fields.String(allow_none=True, required=True,
                           metadata={"description": "when it was retired; null: current"})
+    vkey = fields.String(required=True, metadata={
+        "description": "its C2SP verifier key for the log's signed-note checkpoints (GET "
+                       "/log/tlog/checkpoint): <origin>+<key ID hex>+base64(0x01 ‖ public key)"})
 
 
 class SigningKeys(Schema):

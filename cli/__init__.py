@@ -7,11 +7,12 @@ import argparse
 from bench import bench_cli
 from replays import replays_cli
 from service import store_cli as service_cli
+from service import witness as witness_cli
 from service.release import release
 from service.runners import bots_cli
 from serving import serve_cli as api_cli
 
-PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli)
+PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli, witness_cli)
 
 
 def build_parser() -> argparse.ArgumentParser:

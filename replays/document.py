@@ -78,10 +78,13 @@ def unsigned(document: dict[str, Any]) -> bytes:
 def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: str,
                    annotations: list[dict[str, Any]] | None = None,
                    log: dict[str, Any] | None = None,
-                   origin: dict[str, Any] | None = None) -> dict:
+                   origin: dict[str, Any] | None = None,
+                   witnessed: dict[str, Any] | None = None) -> dict:
     """The signed replay document of a game, its stored event records and its annotations;
     `log`: a game that is over, its inclusion proof in the game log (replays.logproof);
-    `origin`: an imported copy, the game it copies (service.audit.arbiter.Origin)."""
+    `origin`: an imported copy, the game it copies (service.audit.arbiter.Origin);
+    `witnessed`: its inclusion proof against a checkpoint the server's witnesses cosigned
+    (service.witnessing), as `log_witnessed`."""
     doc: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if game.salt is not None else 1,
@@ -105,6 +108,8 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
     doc["annotations"] = [dict(a) for a in annotations or ()]
     if log is not None:
         doc["log"] = log
+    if witnessed is not None:
+        doc["log_witnessed"] = witnessed
     doc["key_id"] = key_id(public_pem)
     doc["signature"] = {"alg": "ed25519", "key": public_pem, "value": sign(unsigned(doc))}
     return doc

@@ -1,7 +1,9 @@
 """`gruft log check OLD.json [--server URL]`: a monitor's check that the game log only grew.
 
 OLD.json is a checkpoint kept earlier (GET /log/checkpoint, or the `checkpoint` of an export's
-`log`). The check asks the server for its keys, its current checkpoint and a consistency proof
+`log`), or a C2SP checkpoint note (GET /log/tlog/checkpoint, or the `checkpoint` of an export's
+`log_witnessed`): then the current checkpoint is the note the server serves now, and with
+--update OLD.json keeps that note. The check asks the server for its keys, its current checkpoint and a consistency proof
 from the kept size to the current one, and holds them against each other: the kept checkpoint is
 signed by a key the server lists (so the server owns what was kept), the current one by a key it
 lists too, and the proof (RFC 9162 §2.1.4) shows the kept tree to be a prefix of the current
@@ -17,6 +19,7 @@ or answering nonsense).
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import urllib.error
@@ -25,9 +28,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from replays.logproof import HASH, checkpoint_problem
+from replays.logproof import HASH, checkpoint_problem, note_checkpoint_problem
 from service.audit.merkle import verify_consistency
 from service.audit.signing import check_signature
+from service.tlog import NoteError, parse_checkpoint, parse_note
 
 CONSISTENT, CAUGHT, CANNOT = 0, 1, 2
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -56,7 +60,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check, print the finding, answer the exit status."""
     try:
-        old = json.loads(Path(args.old).read_text("utf-8"))
+        text = Path(args.old).read_text("utf-8")
+        if not text.lstrip().startswith("{"):
+            return run_note(args, text)
+        old = json.loads(text)
+        if isinstance(old, dict) and isinstance(old.get("log_witnessed"), dict) and isinstance(
+                old["log_witnessed"].get("checkpoint"), str):
+            return run_note(args, old["log_witnessed"]["checkpoint"])
         if isinstance(old, dict) and isinstance(old.get("log"), dict):
             old = old["log"]  # a whole export: the checkpoint of its `log` part
         if isinstance(old, dict) and isinstance(old.get("checkpoint"), dict):
@@ -74,6 +84,63 @@ def run(args: argparse.Namespace) -> int:
     if args.update:
         Path(args.old).write_text(json.dumps(new, indent=2) + "\n", "utf-8")
     return CONSISTENT
+
+
+def run_note(args: argparse.Namespace, old: str) -> int:
+    """`run` for a kept checkpoint note."""
+    try:
+        caught, lines, new = check_note(old, args.server.rstrip("/"))
+    except CannotCheck as exc:
+        print(f"gruft log check: cannot check: {exc}", file=sys.stderr)
+        return CANNOT
+    print("\n".join(lines))
+    if caught:
+        return CAUGHT
+    if args.update:
+        Path(args.old).write_text(new, "utf-8")
+    return CONSISTENT
+
+
+def check_note(old: str, server: str) -> tuple[bool, list[str], str]:
+    """(caught, the finding in lines, the current note) for a kept C2SP checkpoint note, held
+    against the note the server serves now (GET /log/tlog/checkpoint)."""
+    try:
+        kept = parse_checkpoint(parse_note(old)[0])
+    except NoteError as exc:
+        raise CannotCheck(f"OLD is not a checkpoint note: {exc}") from None
+    keys = _get(server, "/signing-keys")
+    pems = [k["key"] for k in keys.get("keys", []) if isinstance(k, dict)
+            and isinstance(k.get("key"), str)] if isinstance(keys, dict) else []
+    new = _get(server, "/log/tlog/checkpoint", text=True)
+    try:
+        current = parse_checkpoint(parse_note(new)[0])
+    except NoteError as exc:
+        raise CannotCheck(f"GET /log/tlog/checkpoint is not a checkpoint note: {exc}") from None
+    if current.origin != kept.origin:
+        raise CannotCheck(f"the server's log is {current.origin[:80]}, the kept checkpoint is "
+                          f"of {kept.origin[:80]}")
+    evidence = ["kept:", *old.splitlines(), "current:", *new.splitlines()]
+    for name, note in (("the kept", old), ("the current", new)):
+        _checkpoint, problem = note_checkpoint_problem(note, pems)
+        if problem is not None:
+            return True, [f"CAUGHT: {name} checkpoint: {problem} (keys: GET /signing-keys)",
+                          *evidence], new
+    first, second = kept.size, current.size
+    if second < first:
+        return True, [f"CAUGHT: the log shrank from {first} games to {second}", *evidence], new
+    answer = _get(server, f"/log/consistency?first={first}&second={second}")
+    proof = answer.get("proof") if isinstance(answer, dict) else None
+    if not isinstance(proof, list) or not all(isinstance(p, str) and HASH.fullmatch(p)
+                                              for p in proof):
+        raise CannotCheck("the consistency proof is not a list of SHA-256 hex hashes")
+    if not verify_consistency(first, second, kept.root, current.root,
+                              [bytes.fromhex(p) for p in proof]):
+        return True, [f"CAUGHT: the log of {first} games you kept is not a prefix of the "
+                      f"current one of {second}: a game logged by then was dropped or rewritten",
+                      *evidence, "proof:   " + json.dumps(proof)], new
+    return False, [f"consistent: the log only grew, from {first} games to {second} "
+                   f"(+{second - first}); both checkpoint notes are signed by the server's keys",
+                   f"origin {current.origin}, root {base64.b64encode(current.root).decode()}"], new
 
 
 def check(old: Any, server: str) -> tuple[bool, list[str], dict[str, Any]]:
@@ -113,14 +180,15 @@ def check(old: Any, server: str) -> tuple[bool, list[str], dict[str, Any]]:
                    f"origin {new['origin']}, root {new['root']}"], new
 
 
-def _get(server: str, path: str) -> Any:
+def _get(server: str, path: str, text: bool = False) -> Any:
     url = server + path
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         raise CannotCheck(f"{server} is not an http(s) URL")
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:  # noqa: S310 - checked above
-            return json.loads(answer.read())
+            body = answer.read()
+            return body.decode("utf-8") if text else json.loads(body)
     except urllib.error.HTTPError as exc:
         raise CannotCheck(f"GET {path} answered {exc.code}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError) as exc:  # UnicodeDecodeError too
         raise CannotCheck(f"GET {url}: {exc}") from None

@@ -18,6 +18,15 @@ from domain.core.words import N_, Phrase
 from service.audit.gamelog import leaf_bytes, leaf_of
 from service.audit.merkle import leaf_hash, verify_inclusion
 from service.audit.signing import key_id
+from service.tlog import (
+    ED25519,
+    NoteError,
+    Verifier,
+    parse_checkpoint,
+    parse_note,
+    pem_public,
+    verified_by,
+)
 
 HASH = re.compile(r"[0-9a-f]{64}")
 CHECKPOINT_FIELDS = ("origin", "size", "root", "timestamp", "key_id", "signature")
@@ -72,6 +81,75 @@ def log_problem(document: dict[str, Any], keys: list[str], check_signature) -> s
         return Phrase(N_("the game's last event is not leaf %(index)s of the log of size "
                          "%(size)s the checkpoint signs: the inclusion proof fails"),
                       index=index, size=checkpoint["size"])
+    return None
+
+
+def note_checkpoint_problem(note: Any, keys: list[str], witnesses: list[Verifier] = (),
+                            needed: int = 0):
+    """(the checkpoint, None) for a C2SP checkpoint note signed by one of `keys` (PEMs; the key
+    name is the note's origin) and cosigned by `needed` of `witnesses` (type 0x04 vkeys); else
+    (None, why not)."""
+    try:
+        text, signatures = parse_note(note) if isinstance(note, str) else ("", [])
+        checkpoint = parse_checkpoint(text)
+    except NoteError as exc:
+        return None, Phrase(N_("the checkpoint is not a C2SP signed note: %(problem)s"),
+                            problem=str(exc)[:200])
+    logs = []
+    for pem in keys:
+        try:
+            logs.append(Verifier(checkpoint.origin, ED25519, pem_public(pem)))
+        except (ValueError, TypeError):
+            continue
+    good, bad = verified_by(text, signatures, logs)
+    if not good or bad:
+        return None, Phrase(N_("the checkpoint note of %(origin)s is not signed by a trusted "
+                               "key of that log"), origin=checkpoint.origin[:120])
+    cosigned, failed = verified_by(text, signatures, list(witnesses))
+    if failed:
+        return None, Phrase(N_("a cosignature on the checkpoint by witness %(name)s does not "
+                               "verify"), name=failed[0].name)
+    if len({w.public for w in cosigned}) < needed:
+        return None, Phrase(N_("the checkpoint of size %(size)s is cosigned by %(count)s of the "
+                               "witnesses given, %(needed)s needed: it may be one of two "
+                               "histories shown to different readers"),
+                            size=checkpoint.size, count=len({w.public for w in cosigned}),
+                            needed=needed)
+    return checkpoint, None
+
+
+def witnessed_problem(document: dict[str, Any], keys: list[str], witnesses: list[Verifier],
+                      needed: int) -> str | None:
+    """Why the document's `log_witnessed` part does not prove its game in a checkpoint cosigned
+    by `needed` of `witnesses`; None if it does."""
+    part = document.get("log_witnessed")
+    if part is None:
+        return Phrase(N_("the document carries no proof against a checkpoint cosigned by "
+                         "witnesses (log_witnessed): its server names none, or none had "
+                         "cosigned a checkpoint holding the game when it was exported"))
+    if not isinstance(part, dict) or set(part) != {"index", "proof", "checkpoint"}:
+        return Phrase(N_("log_witnessed must be {index, proof, checkpoint}"))
+    index, proof = part["index"], part["proof"]
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(proof, list) or (
+            len(proof) > MAX_PROOF or not all(isinstance(p, str) and HASH.fullmatch(p)
+                                              for p in proof)):
+        return Phrase(N_("log_witnessed's index must be a whole number and its proof a list of "
+                         "SHA-256 hex hashes"))
+    checkpoint, problem = note_checkpoint_problem(part["checkpoint"], keys, witnesses, needed)
+    if problem is not None:
+        return problem
+    logged = document.get("log")
+    if isinstance(logged, dict) and isinstance(logged.get("checkpoint"), dict) and (
+            logged["checkpoint"].get("origin") != checkpoint.origin):
+        return Phrase(N_("the cosigned checkpoint is of another log than the document's log "
+                         "proof"))
+    last = document["events"][-1]
+    leaf = leaf_of(str(document["game_id"]), len(document["events"]), str(last.get("hash")))
+    if not verify_inclusion(leaf_hash(leaf_bytes(leaf)), index, checkpoint.size,
+                            [bytes.fromhex(p) for p in proof], checkpoint.root):
+        return Phrase(N_("the game's last event is not leaf %(index)s of the log of size "
+                         "%(size)s the witnesses cosigned: the inclusion proof fails"),
+                      index=index, size=checkpoint.size)
     return None
 
 

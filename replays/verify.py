@@ -21,11 +21,12 @@ from domain.core.chain import DuplicateKey, strict_loads
 from domain.core.json_words import decode_problem
 from domain.core.words import N_, Gettext, Ngettext, english, english_plural, fill, fill_plural
 from replays.document import Verdict, check_fork, describe, verify
-from replays.logproof import check_retired
+from replays.logproof import check_retired, witnessed_problem
 from replays.receipts import check_receipts, receipt_list
 from replays.terminal import reader_left, result_text
 from service.audit.signing import check_signature
 from service.catalogs import LANGUAGES, translations
+from service.tlog import COSIGNATURE_V1, NoteError, Verifier, parse_vkey
 
 VALID, INVALID, UNVERIFIED = 0, 1, 2
 
@@ -49,6 +50,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parent", metavar="PARENT",
                         help="FILE is a fork: PARENT is its parent's document; prove the fork "
                              "began exactly at the parent's state it names")
+    parser.add_argument("--witness", metavar="VKEY", action="append", default=[], type=_witness,
+                        help="a witness you trust (its C2SP verifier key, type 0x04; "
+                             "repeatable): the game's log proof counts only against a checkpoint "
+                             "cosigned by enough of them (the document's log_witnessed)")
+    parser.add_argument("--witnesses-needed", metavar="N", type=int, default=None,
+                        help="how many of the --witness cosignatures are enough (default: all)")
     parser.add_argument("--lang", choices=LANGUAGES, default="en",
                         help="the language of the verdict and the problems (default: English)")
     parser.set_defaults(func=run)
@@ -97,6 +104,31 @@ def key_history(args: argparse.Namespace) -> list[dict[str, Any]]:
     return keys
 
 
+def _witness(text: str) -> Verifier:
+    """A --witness: a C2SP verifier key of type 0x04 (a witness's cosignature key)."""
+    try:
+        verifier = parse_vkey(text)
+    except NoteError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if verifier.kind != COSIGNATURE_V1:
+        raise argparse.ArgumentTypeError(f"{verifier.name}: not a witness's key (type 0x04)")
+    return verifier
+
+
+def check_witnessed(document: dict[str, Any], verdict: Verdict, trusted: list[str] | None,
+                    args: argparse.Namespace) -> None:
+    """--witness: the document's log proof counts only under a checkpoint cosigned by enough of
+    the witnesses given (log_unwitnessed names the problem otherwise)."""
+    witnesses = args.witness
+    needed = len(witnesses) if args.witnesses_needed is None else args.witnesses_needed
+    own = document.get("signature", {}).get("key") if isinstance(
+        document.get("signature"), dict) else None
+    keys = trusted if trusted is not None else [own] if isinstance(own, str) else []
+    problem = witnessed_problem(document, keys, witnesses, needed)
+    if problem is not None:
+        verdict.add(None, "log_unwitnessed", problem)
+
+
 def run(args: argparse.Namespace) -> int:
     """Verify and report; the exit status says the verdict."""
     try:
@@ -120,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         verdict = verify(document, trusted_keys=trusted, check_signature=check_signature)
     check_retired(document, verdict, key_history(args))
+    if getattr(args, "witness", None) and isinstance(document, dict) and isinstance(document.get("events"), list) \
+            and document["events"] and isinstance(document["events"][-1], dict):
+        check_witnessed(document, verdict, trusted, args)
     conflicts, matched = [], []
     if receipts and isinstance(document, dict):
         conflicts, matched = check_receipts(document, receipts, verdict, trusted,

@@ -5,26 +5,30 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv
 
-# A browser for the web viewer's tests (Debian's Chromium; Playwright drives it).
-if [ ! -x /usr/bin/chromium ]; then
-  echo "installing Debian's chromium for the viewer tests…"
-  if command -v apt-get >/dev/null; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-      || echo "warning: could not install chromium"
-  fi
-fi
-
-# Outside tools the tests check gruft with (issue 31): gettext's msgfmt on the catalogs,
-# Prometheus' promtool on /metrics. Their tests skip without them, but not in CI (CI set).
+# The outside tools the tests check gruft with, Debian's packages, installed in one step when
+# missing: Chromium for the pages (Playwright drives it); gettext's msgfmt for the catalogs and
+# Prometheus' promtool for /metrics (issue 31); Go and its golang.org/x/mod for the game log's
+# C2SP checkpoint, tiles and proofs, checked by Go's own sumdb/note and sumdb/tlog (tests/tlog,
+# built offline in GOPATH mode). Their tests skip without them, but not in CI (CI set).
+browser=()
+[ -x /usr/bin/chromium ] || browser+=(chromium)  # with its recommends (fonts)
 missing=()
 command -v msgfmt >/dev/null || missing+=(gettext)
 command -v promtool >/dev/null || missing+=(prometheus)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing Debian's ${missing[*]} for the tests…"
+command -v go >/dev/null || missing+=(golang-go)
+[ -d /usr/share/gocode/src/golang.org/x/mod/sumdb/tlog ] || missing+=(golang-golang-x-mod-dev)
+if [ $((${#browser[@]} + ${#missing[@]})) -gt 0 ]; then
+  echo "installing Debian's ${browser[*]} ${missing[*]} for the tests…"
   if command -v apt-get >/dev/null; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends "${missing[@]}" >/dev/null) \
-      || echo "warning: could not install ${missing[*]}"
+    apt-get update -qq || echo "warning: could not update the package lists"
+    for wanted in "${browser[@]}"; do
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$wanted" >/dev/null \
+        || echo "warning: could not install $wanted"
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null || echo "warning: could not install ${missing[*]}"
+    fi
   fi
 fi
 

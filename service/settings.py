@@ -81,6 +81,22 @@ def _address(text: str) -> str:
     return text.rstrip("/")
 
 
+def _witnesses(text: str) -> tuple[tuple[str, str], ...]:
+    """space-separated URL=VKEY pairs: each witness's http(s) address and C2SP verifier key"""
+    from service.tlog import COSIGNATURE_V1, NoteError, parse_vkey
+
+    pairs = []
+    for pair in text.split():
+        url, _, key = pair.partition("=")
+        try:
+            if parse_vkey(key).kind != COSIGNATURE_V1:
+                raise ValueError(pair)
+        except NoteError:
+            raise ValueError(pair) from None
+        pairs.append((_address(url), key))
+    return tuple(pairs)
+
+
 def _setting(env: str, default: str | None, parse: Callable[[str], Any] = _text) -> Any:
     """A field of Settings: its variable, its default (as the variable would say it), its parser."""
     value = None if default is None else parse(default)
@@ -111,6 +127,9 @@ class Settings:
     ratelimit_storage: str = _setting("GRUFT_RATELIMIT_STORAGE", "memory://")
     ratelimit_prefix: str = _setting("GRUFT_RATELIMIT_PREFIX", "gruft")
     cors_origins: tuple[str, ...] = _setting("GRUFT_CORS_ORIGINS", "", _origins)
+    # the game log's witnesses (service/witnessing.py)
+    witnesses: tuple[tuple[str, str], ...] = _setting("GRUFT_WITNESSES", "", _witnesses)
+    witnesses_needed: int = _setting("GRUFT_WITNESSES_NEEDED", "1", _whole(0))
     # live play and bots
     streams_max: int | None = _setting("GRUFT_STREAMS_MAX", None, _whole(1))
     streams_per_address: int = _setting("GRUFT_STREAMS_PER_ADDRESS", "64", _whole(0))

@@ -33,6 +33,7 @@ from domain import ENDINGS, available_games, game_class
 from domain.core import canonical
 from service.audit.merkle import Tree, leaf_hash
 from service.store.ddl import retry_concurrent_ddl
+from service.tlog import TILE_WIDTH, checkpoint_text, entry_bundle
 
 log = logging.getLogger("gruft.gamelog")
 
@@ -283,6 +284,39 @@ class GameLog:
                 "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
                 "key_id": self.key.key_id}
         return {**body, "signature": self.key.sign(canonical(body).encode("utf-8"))}
+
+    def note(self, size: int | None = None) -> str:
+        """The checkpoint of the tree now (or of its first `size` leaves) as a C2SP signed note
+        (tlog-checkpoint.md): origin, size and base64 root, signed by the server's key under the
+        key name of the origin. Ed25519 signs deterministically: a size has one note."""
+        tree = self.tree()
+        size = tree.size if size is None else size
+        return self.key.sign_note(checkpoint_text(self.origin, size, tree.root(size)),
+                                  self.origin)
+
+    def tile(self, level: int, n: int, width: int = TILE_WIDTH) -> bytes | None:
+        """The hashes of tile `n` at `level`, `width` of them (tlog-tiles.md): hash i is the MTH of
+        the 256**level leaves from (n * 256 + i) * 256**level; None if the log is not yet that big."""
+        tree = self.tree()
+        span = TILE_WIDTH ** level
+        first = n * TILE_WIDTH
+        if (first + width) * span > tree.size:
+            return None
+        return b"".join(tree.subtree((first + i) * span, span) for i in range(width))
+
+    def entries(self, n: int, width: int = TILE_WIDTH) -> bytes | None:
+        """The entry bundle `n`, `width` entries: each leaf as the tree hashes it (the canonical
+        JSON of its game id, version and hash) behind its two-byte big-endian length; None if
+        the log is not yet that big."""
+        first = n * TILE_WIDTH
+        if first + width > self.tree().size:
+            return None
+        rows = self.table.read("SELECT idx, game_id, version, hash FROM {table}"
+                               " WHERE idx >= ? AND idx < ? ORDER BY idx", first, first + width)
+        if [int(r["idx"]) for r in rows] != list(range(first, first + width)):
+            raise RuntimeError(f"the game log has a gap in leaves {first} to {first + width}")
+        return entry_bundle(leaf_bytes(leaf_of(str(r["game_id"]), int(r["version"]),
+                                               str(r["hash"]))) for r in rows)
 
     def inclusion(self, game_id: str | UUID, size: int | None = None) -> dict[str, Any] | None:
         """The proof that a game is in the tree of `size` leaves; None if it is not in it."""

@@ -58,6 +58,12 @@ class Tree:
         self._check_size(size)
         return EMPTY_ROOT if size == 0 else self._mth(0, size)
 
+    def subtree(self, start: int, n: int) -> bytes:
+        """MTH of the `n` leaves from `start` (a tile's hash: n a power of two dividing start)."""
+        if n < 1 or start < 0 or start + n > self.size or n & (n - 1) or start % n:
+            raise ValueError(f"no aligned subtree of {n} leaves at {start} in {self.size}")
+        return self._mth(start, n)
+
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
         """PATH(index, D[size]): the audit path of leaf `index` in the tree of `size` leaves."""
         size = self.size if size is None else size

@@ -27,6 +27,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from service import tlog
 from service.caches import KEY_IDS
 
 KEY_FILE = "signing-key.pem"
@@ -103,6 +104,10 @@ class SigningKey:
         """The base64 signature of a message."""
         return base64.b64encode(self._private.sign(message)).decode("ascii")
 
+    def sign_note(self, text: str, name: str) -> str:
+        """A C2SP signed note of `text` by this key under the key name `name` (service.tlog)."""
+        return tlog.sign_note(text, name, self._private)
+
 
 def missing_key_line(missing: str, folder: Path) -> str:
     """The one line that tells an operator a store was signed by a key this server lacks."""
@@ -158,3 +163,9 @@ def check_signature(public_key_pem: str, message: bytes, signature_b64: str) -> 
     except (InvalidSignature, ValueError, TypeError):
         return False
     return True
+
+
+def vkey(public_key_pem: str, name: str) -> str:
+    """A key's C2SP verifier key under the key name `name` (its log's origin):
+    `<name>+<key ID hex>+base64(0x01 ‖ public key)` (signed-note.md)."""
+    return tlog.vkey(name, tlog.ED25519, tlog.pem_public(public_key_pem))
