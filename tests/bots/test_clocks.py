@@ -87,6 +87,7 @@ def test_seats_out_of_time_are_played_and_every_game_verifies(open_games, key, t
     rng = random.Random(key)
     game_id = games.create_game(key, seats(key), seed=11, options=SHORT_OPTIONS[key],
                                 clock=QUICK).game_id
+    games.start_clocks(game_id, HOST)  # they wait for the table: started at once here
     embedded_bots(games), embedded_clocks(games)
     handed = 0
     # One read a turn: between two, a bot or the clock may end the game (nobody to act then).
@@ -138,6 +139,7 @@ def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_games, s
     game_id = games.create_game("vampir", names, seed=4, options=SHORT_OPTIONS["vampir"],
                                 bots={n: "heuristic" for n in names[1:]},
                                 clock={"bank": 1, "increment": 1}).game_id
+    games.start_clocks(game_id, HOST)  # they wait for the table: started at once here
     log = tmp_path / "bots.log"
     first = start_gruft(["bots", "--delay", "0"], sqlite_env, log)
     standby = None
@@ -173,6 +175,8 @@ def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store
                                   options=SHORT_OPTIONS["vampiring"],
                                   clock={"bank": 1, "increment": 3600}).game_id
            for s in (1, 2)]
+    for game_id in ids:  # they wait for the table: started at once here
+        workers[0].start_clocks(game_id, HOST)
     runners = [embedded_clocks(games).runner for games in workers]  # both try the lock
     # Nobody moves: every seat's clock runs out once (an hour's increment after it).
     seated = len(seats("vampiring"))
