@@ -180,10 +180,9 @@ class Narrator:
         return self._("The host aborts the game (%(reason)s): nobody wins.", reason=d["reason"])
 
     def on_Forked(self, d: dict, _next: dict | None) -> str:
-        parent = d["parent"]
-        text = self._("The table carries on from game %(game)s as it stood after its step "
-                      "%(step)s, with every hand and score as they were.",
-                      game=str(parent["game_id"])[:8], step=parent["version"])
+        text = self._("This game carries on the table of another game as it stood after "
+                      "that game's step %(step)s, every hand and score as they were.",
+                      step=int(d["parent"]["version"]))
         if d.get("family") is not None:
             text += " " + self._("Its secrets stay sealed until every game forked from that "
                                  "table is over.")
