@@ -663,7 +663,7 @@ function moveLabel(move) {
       return [t("Collect the %(location)s", { location: vaPlace(move.location) }), move.cards && move.cards.length ? [" " + t("with") + " ", chips(move.cards)] : ""];
     case "move":
       return [el("strong", {}, `${move.metamorphosis.toUpperCase()} `), `${changeWords(move.metamorphosis)}, ${TURNING[move.direction]}`,
-        el("span", { class: "move-hint" }, ` · ${t("see where it lands")}`)];
+        el("span", { class: "move-hint" }, " · " + t("see where it lands"))];
     default:
       return [JSON.stringify(move)];
   }
