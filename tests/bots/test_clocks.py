@@ -191,3 +191,21 @@ def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store
     assert sorted(r.expired for r in runners) == [0, expired()]
     for game_id in ids:
         check_never_early("vampiring", game_id, workers[0].reads.records(game_id))
+
+
+def test_the_runner_never_runs_out_a_clock_that_waits_for_the_table(open_games, tmp_path):
+    games = open_games()
+    game_id = games.create_game("vampir", seats("vampir"), seed=5,
+                                options=SHORT_OPTIONS["vampir"], clock=QUICK).game_id
+    runner = embedded_clocks(games).runner
+    # Check the runner looked at the game and scheduled nothing: no clock has started.
+    wait_until(lambda: game_id in runner.active and game_id not in runner._due,
+               "the runner to look at the game")
+    game = games.game(game_id)
+    assert all(deadline(game, p) is None for p in game.players)
+    assert runner.expired == 0
+    # Check the host's start wakes it: the awaited seat's second runs out, never early.
+    games.start_clocks(game_id, HOST)
+    wait_until(lambda: runner.expired >= 1, "the started clock to run out")
+    records = check_exports(games, game_id, tmp_path)
+    assert check_never_early("vampir", game_id, records) >= 1
