@@ -624,10 +624,9 @@ function setMoves(moves, previews, state, message) {
     // VampiRing (VR-4: a move is final): a tap chooses the move and shows where it lands; only
     // the picker's Confirm sends it. Every other game's move button sends at once.
     button.addEventListener("click", () => (move.type === "move" ? tryMove(move) : send(move)));
-    if (previews && previews[i]) {
-      button.addEventListener("mouseenter", () => tryMove(move));
-      button.addEventListener("focus", () => tryMove(move));
-    }
+    // No preview on hover: the preview above grows and moves these buttons under the pointer,
+    // which then chose another move than the one tapped. Focus (keyboard) previews, as a tap does.
+    if (previews && previews[i]) button.addEventListener("focus", () => tryMove(move));
     return button;
   });
   box.replaceChildren(...buttons);
