@@ -9,7 +9,7 @@ server record `ClockExpired` for that seat (no earlier than its deadline, which 
 checks against the stored timestamps) and play that one move with its bot.
 
 When the clocks start (docs/api.md, "The table"): a clock recorded with `"start": "ready"` (every
-game the service has created since 0.3.0, forks and rematches included) waits until the table is
+game the service creates, forks and rematches included) waits until the table is
 ready, recorded as `ClocksStarted`: after the first move a person makes (a seat's or the host's,
 never a bot's; that move is free), when every seat a person holds has the game open, or when the
 host starts them, whichever comes first. Until then no seat's bank runs. A clock recorded without

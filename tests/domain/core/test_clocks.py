@@ -216,7 +216,7 @@ def test_a_bots_move_does_not_start_the_clocks_the_host_or_the_table_does():
 
 def test_a_fork_of_any_clocked_game_waits_for_its_table():
     hand = HandClock()
-    parent = started("vampir", hand)  # a clock recorded before 0.3.0: running from creation
+    parent = started("vampir", hand)  # a clock recorded without "start": running from creation
     assert deadline(parent, parent.to_act[0]) is not None
     move(parent, hand)
     fork = type(parent).fork(parent, {"game_id": str(parent.id), "version": parent.version,
