@@ -54,9 +54,11 @@ def check_clock(clock: Any) -> dict[str, float] | None:
     return checked
 
 
-def waiting_clock(clock: dict[str, Any] | None) -> dict[str, Any] | None:
+def waiting_clock(clock: Any) -> Any:
     """A clock chosen for a new game (created, forked, a rematch): it waits for the table."""
-    return None if clock is None else {**clock, "start": READY}
+    if not isinstance(clock, dict):  # None, or not a clock at all (check_clock refuses it)
+        return clock
+    return {**clock, "start": READY}
 
 
 def running(game: Any) -> bool:
