@@ -26,7 +26,7 @@ from domain.core.words import (
     fill_plural,
 )
 
-# The server's bots by kind (service.seats' BOT_KINDS), in words.
+# The server's bots by kind (service.table.seats' BOT_KINDS), in words.
 BOT_WORDS = {"heuristic": N_("heuristic"), "random": N_("random")}
 
 

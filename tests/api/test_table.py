@@ -1,7 +1,7 @@
 """The table over HTTP (docs/api.md, (table)): clocks chosen at creation, seats handed to the
 server's bot and taken back, who has the game open, and the organiser who plays a seat.
 
-The app under test is the served one (cli.wsgi: the API with its bot runner), bots moving at
+The app under test is the served one (serving.wsgi: the API with its bot runner), bots moving at
 once (GRUFT_BOT_DELAY=0), on a real SQLite file.
 """
 
@@ -13,7 +13,7 @@ from uuid import UUID
 
 import pytest
 
-from cli.wsgi import create_app
+from serving.wsgi import create_app
 from tests.api.sse import ClientStream
 from tests.kit import SHORT_OPTIONS, seats, wait_until
 
@@ -25,8 +25,8 @@ def served(sqlite_env) -> Iterator[Any]:
     """The served app (with its bot runner) on a fresh SQLite file."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
-    from bots.clocks import _embedded as clock_runners
-    from bots.seats import _embedded
+    from service.runners.bot_runner import _embedded
+    from service.runners.clock_runner import _embedded as clock_runners
 
     for runners in (_embedded, clock_runners):
         runner = runners.get(app.extensions["gruft"])
@@ -90,7 +90,7 @@ def test_a_clock_waits_for_every_person_at_the_table_then_runs_for_the_seats_awa
 
 
 def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
-    from bots.clocks import _embedded
+    from service.runners.clock_runner import _embedded
 
     client = served.test_client()
     game = create(client, "vampiring", clock={"bank": 3, "increment": 30})
@@ -142,7 +142,7 @@ def test_the_host_starts_the_clocks_and_only_once(served):
 
 
 def test_a_fork_made_with_nobody_present_is_not_played_by_the_clock(served):
-    from bots.clocks import embedded_clocks
+    from service.runners.clock_runner import embedded_clocks
 
     client = served.test_client()
     game = create(client, "vampir", clock={"bank": 1, "increment": 0})
