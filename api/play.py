@@ -110,6 +110,7 @@ def play_page(game_id: str):
             "narration": url_for("play.NarrationResource", game_id=game.id),
             "seats": f"{url_for('games.GameResource', game_id=game.id)}/seats/",
             "rematch": url_for("table.Rematch", game_id=game.id),
+            "clocks_start": url_for("table.ClocksStart", game_id=game.id),
             "games": f"{request.script_root}/games/",
             "list": url_for("viewer.game_list"),
         },

@@ -153,6 +153,10 @@ class View(Schema):
                           "open now (an open stream), in seat order; not recorded"})
     clocks = fields.Dict(keys=fields.String(), values=fields.Nested(SeatClock), metadata={
         "description": "only in games with a clock: each seat's clock as of the view"})
+    clocks_started = fields.Boolean(metadata={"description": "only in games with a clock: "
+                                    "false while the clocks wait for the table (until the "
+                                    "first move a person makes, every person's seat has the "
+                                    "game open, or the host starts them: ClocksStarted)"})
     rematch = fields.String(metadata={"description": "once a rematch of this game was made: "
                             "its game_id"})
     sealed = fields.Boolean(metadata={"description": "only true, only in a game that is over "

@@ -14,7 +14,8 @@ from domain.core import SPECTATOR
 from service.table.access import is_host
 
 blp = GruftBlueprint("table", __name__,
-                     description="The table: seats handed to a bot and back, rematches")
+                     description="The table: clocks started, seats handed to a bot and back, "
+                                 "rematches")
 
 
 def nudge_bots() -> None:
@@ -36,6 +37,20 @@ class Seat(MethodView):
         view = games().hand_seat(game_id, viewer(game_id), name, body["bot"])
         if body["bot"] is not None:
             nudge_bots()
+        return view
+
+
+@blp.route("/games/<game_id>/clocks/start")
+class ClocksStart(MethodView):
+    @blp.response(200, schemas.View)
+    @documented(401, 403, 404, 409, 503)
+    def post(self, game_id):
+        """The host starts the clocks of a game whose clocks wait for the table (before the
+        first move a person makes and before every person's seat has the game open). Recorded
+        as a ClocksStarted event (`{"reason": "host"}`, `by` host); the public view answers.
+        409 when the clocks are not waiting (already running, no clock, the game is over)."""
+        view = games().start_clocks(game_id, viewer(game_id))
+        nudge_bots()  # the clock runner looks at the new deadlines now
         return view
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain import game_class
+from domain.core import HOST
 from service import Games
 from service.runners.clock_runner import ClockRunner, clock_lock, run_while_held
 
@@ -62,7 +63,8 @@ def clock_figures(count: int, folder: Path, seed: int = 1) -> ClockFigures:
                               daemon=True, name="bench-clocks")
     figures = ClockFigures(count)
     try:
-        window, low = count / EXPIRIES_PER_S, BANK_LOW + count * CREATE_S
+        # two writes a game: its creation and its clocks' start
+        window, low = count / EXPIRIES_PER_S, BANK_LOW + 2 * count * CREATE_S
         players = ["Ann", "Ben", "Cy"]
         options = dict(game_class(KEY).SHORT_OPTIONS)
         started = time.monotonic()
@@ -70,7 +72,9 @@ def clock_figures(count: int, folder: Path, seed: int = 1) -> ClockFigures:
         ids = []
         for _ in range(count):
             clock = {"bank": round(low + rng.random() * window, 3), "increment": INCREMENT}
-            ids.append(games.create_game(KEY, players, options=options, clock=clock).game_id)
+            game_id = games.create_game(KEY, players, options=options, clock=clock).game_id
+            games.start_clocks(game_id, HOST)  # clocks wait for the table: started at once
+            ids.append(game_id)
         created = time.monotonic() - started
         deadline = time.monotonic() + low + window + PATIENCE_S
         while runner.expired < count and time.monotonic() < deadline:

@@ -64,8 +64,10 @@ FORKED = Game.Forked.__name__  # a fork's second event: the table it carries ove
 ABORTED = Game.GameAborted.__name__  # the host's abort (domain.core.game): re-run as the host's, not a player's
 HANDED = Game.SeatHanded.__name__  # a seat handed to the server's bot or back (domain.core.game)
 EXPIRED = Game.ClockExpired.__name__  # a seat's clock ran out (domain.core.clocks): checked against its deadline
+STARTED = Game.ClocksStarted.__name__  # clocks that waited for the table start (domain.core.clocks)
 # What the host or the server records beside the players' moves, and who may have stored it.
-LIFECYCLE = {ABORTED: (HOST_BY,), HANDED: (HOST_BY, SEAT), EXPIRED: (CLOCK,)}
+LIFECYCLE = {ABORTED: (HOST_BY,), HANDED: (HOST_BY, SEAT), EXPIRED: (CLOCK,),
+             STARTED: (SERVER, HOST_BY)}
 # The document's shape, as a JSON Schema (docs/format.md): the verifier's shape errors are its.
 SCHEMA_PATH = Path(__file__).parent / "schema" / "document.json"
 
@@ -581,7 +583,7 @@ def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game
 
 def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -> bool:
     """What the host or the server recorded, run again: an abort (only of a game in progress,
-    with a reason), a seat handed over, a clock run out (never before its deadline, by the
+    with a reason), a seat handed over, clocks started (only clocks that waited), a clock run out (never before its deadline, by the
     stored timestamps: `clock_early`)."""
     data = record["data"]
     try:
@@ -589,6 +591,8 @@ def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -
             game.abort(data.get("reason"), fork=data.get("fork"))
         elif record["type"] == HANDED:
             game.hand_seat(data.get("player"), data.get("bot"))
+        elif record["type"] == STARTED:  # a person's first move starts them in the move's step
+            game.start_clocks(data.get("reason"))
         else:
             stamp = _parse_time(record["timestamp"])
             due = deadline(game, data.get("player"))

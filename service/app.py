@@ -21,8 +21,8 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
-from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer
-from domain.core.chain import BOT, HOST_BY, SEAT, clone
+from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer, clocks
+from domain.core.chain import BOT, HOST_BY, SEAT
 from domain.core.names import check_seated_names
 from domain.core.words import N_, Term
 from service import operator_metrics
@@ -42,7 +42,7 @@ from service.store.internals import SaveHooks, bound_retries, reconnect_promptly
 from service.store.mapper import StoredShapeMapper
 from service.store.repository import GameRepository, project_events
 from service.table.access import Access, acting_player, check_host, is_host, seat_named, seat_right
-from service.table.clocked import Clocked
+from service.table.clocked import Clocked, table_ready
 from service.table.invitations import HOST_SEAT, Invitations
 from service.table.rematch import RematchLink, rotated
 from service.table.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
@@ -110,6 +110,9 @@ class Games(SaveHooks):
         # processes, unless the store is in memory (one process).
         self.presence = Presence(self.recorder, shared=self.follower.kind is not None)
         self.reads = Reads(self.repository, self.access, self.live, self.presence)
+        # Clocks that wait for the table start when every person's seat has it open.
+        ready = weakref.WeakMethod(self.table_changed)
+        self.presence.subscribe(lambda game_id: (found := ready()) and found(game_id))
         self.delivery = Delivery(self.repository, self.mapper, self.reads)
         self.live.forward = self.delivery.forward_cached
         self.arbiter = Arbiter(self.repository, self.save, self.store_new, self.reads.seals)
@@ -247,7 +250,8 @@ class Games(SaveHooks):
         seats = check_bots(bots, players, seated)
         host_seat = check_host_seat(host_seat, players, seated, seats)
         aggregate = cls.start(players, seed=seed, options=options, deal=deal, salt=draw_salt(),
-                              bots=seats, clock=clock)  # recorded in its creation
+                              bots=seats, clock=clocks.waiting_clock(clock))  # recorded in its
+        # creation; the clocks wait for the table (docs/api.md, "The table")
         return self.store_new(aggregate, seats, host_seat=host_seat)
 
     def store_imported(self, aggregate: Game,
@@ -426,7 +430,8 @@ class Games(SaveHooks):
         bots = dict(game.bots) or self.access.bot_seats(game.id)
         players = rotated(list(game.players))
         aggregate = type(game).start(players, seed=draw_seed(), options=dict(game.options),
-                                     salt=draw_salt(), bots=bots, clock=clone(game.clock))
+                                     salt=draw_salt(), bots=bots,
+                                     clock=clocks.waiting_clock(game.clock))
         link = RematchLink(game_id=game.id, rematch_id=aggregate.id)
         try:
             made = self.store_new(aggregate, bots, also=(link,), host_seat=creds.host_seat,
@@ -456,6 +461,36 @@ class Games(SaveHooks):
                 **{part: {seat: [h for h in hashes if h not in revoked]
                           for seat, hashes in carried[part].items()}
                    for part in ("players", "invited")}}
+
+    def start_clocks(self, game_id: str | UUID, viewer: Viewer) -> dict[str, Any]:
+        """The host starts clocks that wait for the table (ClocksStarted, by host); answers
+        the public view. Clocks already running: 409."""
+        check_host(viewer, N_("starting the clocks"))
+        game = self.repository.game(game_id, for_update=True)
+        game.check_in_play()
+        if not clocks.waiting(game):
+            raise Conflict(N_("the clocks are not waiting to start"))
+        game.start_clocks(clocks.HOST_STARTED)
+        self._save_and_share(game)
+        return self.reads.view_of(game, SPECTATOR, None)
+
+    def table_changed(self, game_id: UUID) -> None:
+        """A game's present seats changed (service.live.presence): clocks that wait for the table
+        start (ClocksStarted, by server) once every seat a person holds has it open. Several
+        workers may hear it at once: the first write wins, the others find them started."""
+        try:
+            game = self.repository.game(game_id)
+            if game.finished or not clocks.waiting(game):
+                return
+            present = self.presence.present(game.id, game.players)
+            if not table_ready(game, present, self.access.bot_seats(game.id)):
+                return
+            game = self.repository.game(game_id, for_update=True)
+            if clocks.waiting(game) and not game.finished:
+                game.start_clocks(clocks.PRESENT)
+                self._save_and_share(game)
+        except (Conflict, GameError, ServiceError, PersistenceError) as exc:
+            log.info("clocks of %s not started at the table: %s", game_id, exc)
 
     def expire_clock(self, game_id: str | UUID, player: str,
                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]

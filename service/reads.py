@@ -16,6 +16,7 @@ from eventsourcing.application import AggregateNotFoundError, LRUCache
 
 from domain.core import SPECTATOR, Game, Viewer, event_record
 from domain.core.clocks import clocks_at
+from domain.core.clocks import running as clocks_running
 from domain.core.narration import tell
 from domain.core.visibility import sees_everything
 from domain.core.words import N_
@@ -72,6 +73,8 @@ class Reads:
         running = clocks_at(game, datetime.now(UTC))
         if running is not None:
             view["clocks"] = running
+            # False while clocks wait for the table (domain.core.clocks: ClocksStarted)
+            view["clocks_started"] = clocks_running(game)
         if game.finished:
             rematch = self.rematch_of(game.id)
             if rematch is not None:

@@ -5,7 +5,7 @@ import { Attention } from "./attention.js";
 import { Link } from "./liveness.js";
 import { Rematch } from "./rematch.js";
 import { Seats } from "./seats.js";
-import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard, vrLegend } from "./tables.js";
+import { botWords, card, el, eventWords, kindOf, renderTable, scoreboard, statusWords, vaPlace, VP_COLOURS, vpColour, vrCard, vrLegend, VR_LETTERS, VR_SHAPES } from "./tables.js";
 
 const data = JSON.parse(document.getElementById("play-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -273,6 +273,33 @@ async function handSeat(name, bot) {
   refetch();
 }
 
+// Clocks that wait for the table (docs/api.md, "When the clocks start"): the page says when
+// they start, and the host may start them.
+function drawClockNote(view) {
+  const waiting = view.clocks_started === false && view.status === "in_progress";
+  $("clock-note").hidden = !waiting;
+  $("start-clocks").hidden = !waiting || !host;
+}
+
+$("start-clocks").addEventListener("click", async () => {
+  const button = $("start-clocks");
+  button.disabled = true;
+  try {
+    const response = await fetch(urls.clocks_start, { method: "POST", headers: headers(true) })
+      .catch((error) => ({ ok: false, error }));
+    const body = response.json ? await response.json().catch(() => ({})) : {};
+    if (!response.ok) {
+      showProblem(t("Could not start the clocks: %(problem)s", {
+        problem: response.error ? response.error.message : errorText(body, response) }));
+      return;
+    }
+    showProblem("");
+    refetch(); // the public view answered; this page's own view follows
+  } finally {
+    button.disabled = false;
+  }
+});
+
 function startPolling() {
   if (game.poll) return;
   root.dataset.live = "polling";
@@ -319,6 +346,7 @@ function applyView(view) {
   game.view = view;
   game.version = view.version;
   if (!offline()) seats.show(view); // presence and clocks change without a new version
+  drawClockNote(view);
   if (FINAL.has(view.status)) awaitRematch(view);
   if (!changed) return;
   root.dataset.status = view.status;
@@ -593,11 +621,12 @@ function setMoves(moves, previews, state, message) {
     const button = el("button", { type: "button", class: "move-btn", "data-move": JSON.stringify(move),
       "data-type": move.type }, ...moveLabel(move));
     button.disabled = state !== "ready";
-    button.addEventListener("click", () => send(move));
-    if (previews && previews[i]) {
-      button.addEventListener("mouseenter", () => tryMove(move));
-      button.addEventListener("focus", () => tryMove(move));
-    }
+    // VampiRing (VR-4: a move is final): a tap chooses the move and shows where it lands; only
+    // the picker's Confirm sends it. Every other game's move button sends at once.
+    button.addEventListener("click", () => (move.type === "move" ? tryMove(move) : send(move)));
+    // No preview on hover: the preview above grows and moves these buttons under the pointer,
+    // which then chose another move than the one tapped. Focus (keyboard) previews, as a tap does.
+    if (previews && previews[i]) button.addEventListener("focus", () => tryMove(move));
     return button;
   });
   box.replaceChildren(...buttons);
@@ -610,7 +639,7 @@ function chips(cards) {
   return el("span", { class: "chips" }, cards.map((c) => card(data.game, c, "chip-card")));
 }
 
-const SHAPE = { M: t("Man"), W: t("Wolf"), B: t("Bat") };
+const SHAPE = VR_SHAPES;
 const CHANGE = { a: { M: "W", W: "B", B: "M" }, b: { M: "B", B: "W", W: "M" } };
 const TURNING = { cw: t("clockwise ↻"), ccw: t("anticlockwise ↺") };
 
@@ -632,13 +661,15 @@ function moveLabel(move) {
     case "collect":
       return [t("Collect the %(location)s", { location: vaPlace(move.location) }), move.cards && move.cards.length ? [" " + t("with") + " ", chips(move.cards)] : ""];
     case "move":
-      return [el("strong", {}, `${move.metamorphosis.toUpperCase()} `), `${changeWords(move.metamorphosis)}, ${TURNING[move.direction]}`];
+      return [el("strong", {}, `${move.metamorphosis.toUpperCase()} `), `${changeWords(move.metamorphosis)}, ${TURNING[move.direction]}`,
+        el("span", { class: "move-hint" }, " · " + t("see where it lands"))];
     default:
       return [JSON.stringify(move)];
   }
 }
 
-const changeWords = (m) => Object.entries(CHANGE[m]).map(([a, b]) => `${a}→${b}`).join(" ");
+// The letters the table shows (VR_LETTERS), never the record's codes.
+const changeWords = (m) => Object.entries(CHANGE[m]).map(([a, b]) => `${VR_LETTERS[a]}→${VR_LETTERS[b]}`).join(" ");
 
 // -- sending a command ---------------------------------------------------------------------------
 
@@ -784,10 +815,10 @@ function drawPicker(state) {
     ? t("%(shape)s lands on #%(position)s (%(card)s), via %(path)s", { shape: SHAPE[v.shape], position: v.position,
       card: cardName(v.position), path: v.path.slice(1, -1).map((p) => `#${p}`).join(" ") })
     : t("%(shape)s lands on #%(position)s (%(card)s)", { shape: SHAPE[v.shape], position: v.position, card: cardName(v.position) })))) : null;
-  box.replaceChildren(
+  box.replaceChildren(...[ // replaceChildren would show a missing summary as the word "null"
     group(t("Metamorphosis"), [["a", `A: ${meta("a")}`], ["b", `B: ${meta("b")}`]], "metamorphosis"),
     group(t("Direction"), [["cw", TURNING.cw], ["ccw", TURNING.ccw]], "direction"),
-    summary, el("div", { class: "compose" }, confirm));
+    summary, el("div", { class: "compose" }, confirm)].filter(Boolean));
 }
 
 function chosenMove() {
@@ -831,7 +862,7 @@ function markLandings() {
     if (!target) continue;
     target.classList.add("path", "landing-card");
     target.querySelector(".tokens").append(el("span", { class: "vampire landing", "data-id": vid, "data-shape": v.shape,
-      title: t("your %(shape)s would land here", { shape: SHAPE[v.shape] }) }, v.shape));
+      title: t("your %(shape)s would land here", { shape: SHAPE[v.shape] }) }, VR_LETTERS[v.shape] || v.shape));
   }
 }
 

@@ -291,8 +291,10 @@ function vampir(s, ctx) {
 
 // -- VampiRing -------------------------------------------------------------------------------
 
-const VR_SHAPES = { M: t("Man"), W: t("Wolf"), B: t("Bat") };
-const VR_LETTERS = corners(VR_SHAPES);
+// A vampire's shape in words and its letter on the table, in the reader's language (the Spanish
+// table's M is Murciélago, bat): the play page's picker and moves say them the same way.
+export const VR_SHAPES = { M: t("Man"), W: t("Wolf"), B: t("Bat") };
+export const VR_LETTERS = corners(VR_SHAPES);
 const VR_NAMES = {
   carriage: t("carriage"), parchment: t("parchment"), tower: t("tower"), forest: t("forest"), cave: t("cave"),
   garlic: t("garlic"), mirror: t("mirror"), graveyard: t("graveyard"), cross: t("cross"),

@@ -7,6 +7,13 @@ live or on replay, and reads only the event's own timestamp, never the clock on 
 increment is added after each of the seat's own moves. A running clock that reaches 0 lets the
 server record `ClockExpired` for that seat (no earlier than its deadline, which verification
 checks against the stored timestamps) and play that one move with its bot.
+
+When the clocks start (docs/api.md, "The table"): a clock recorded with `"start": "ready"` (every
+game the service creates, forks and rematches included) waits until the table is
+ready, recorded as `ClocksStarted`: after the first move a person makes (a seat's or the host's,
+never a bot's; that move is free), when every seat a person holds has the game open, or when the
+host starts them, whichever comes first. Until then no seat's bank runs. A clock recorded without
+`start` (every game created before) started with the game's creation, and still does on replay.
 """
 
 from __future__ import annotations
@@ -20,13 +27,19 @@ from domain.core.words import N_
 BANK_MAX = 7 * 24 * 3600  # seconds: a correspondence game's week
 INCREMENT_MAX = 24 * 3600
 EXPIRED = "ClockExpired"  # the event that records a seat's clock running out
+READY = "ready"  # a clock's `start`: the clocks wait for the table (ClocksStarted)
+# Why the clocks started (ClocksStarted's `reason`): a person's first move, every seat a person
+# holds at the table, the host's word.
+MOVED, PRESENT, HOST_STARTED = "move", "present", "host"
+START_REASONS = (MOVED, PRESENT, HOST_STARTED)
 
 
 def check_clock(clock: Any) -> dict[str, float] | None:
     """A clock as chosen at creation, checked: `{"bank", "increment"}` in seconds, or None."""
     if clock is None:
         return None
-    if not isinstance(clock, dict) or set(clock) != {"bank", "increment"}:
+    if not isinstance(clock, dict) or not {"bank", "increment"} <= set(clock) <= {
+            "bank", "increment", "start"} or clock.get("start", READY) != READY:
         raise BadSetup(N_('clock must be {"bank": seconds, "increment": seconds}'))
     for name, low, high in (("bank", 1, BANK_MAX), ("increment", 0, INCREMENT_MAX)):
         value = clock[name]
@@ -35,15 +48,40 @@ def check_clock(clock: Any) -> dict[str, float] | None:
         if not low <= value <= high:
             raise BadSetup(N_("clock %(name)s must be from %(low)s to %(high)s seconds"), name=name,
                            low=low, high=high)
-    return {"bank": clock["bank"], "increment": clock["increment"]}
+    checked = {"bank": clock["bank"], "increment": clock["increment"]}
+    if "start" in clock:  # recorded only by games whose clocks wait for the table
+        checked["start"] = READY
+    return checked
+
+
+def waiting_clock(clock: Any) -> Any:
+    """A clock chosen for a new game (created, forked, a rematch): it waits for the table."""
+    if not isinstance(clock, dict):  # None, or not a clock at all (check_clock refuses it)
+        return clock
+    return {**clock, "start": READY}
+
+
+def running(game: Any) -> bool:
+    """Whether `game`'s clocks run: it has a clock that started (at creation, or ClocksStarted)."""
+    clock = game.clock
+    return clock is not None and ("start" not in clock or game.clocks_started)
+
+
+def waiting(game: Any) -> bool:
+    """Whether `game` has clocks that wait for the table (no ClocksStarted yet)."""
+    clock = game.clock
+    return clock is not None and "start" in clock and not game.clocks_started
 
 
 def tick(game: Any, event: Any) -> None:
     """Run the clocks on to `event`, just applied to `game`: a seat no longer awaited (or that
     just moved) is charged the time since its clock started, a seat newly awaited starts.
 
-    Assignments only, from the event's stored timestamp: replay gives the same clocks.
+    Assignments only, from the event's stored timestamp: replay gives the same clocks. Clocks
+    that wait for the table do nothing until ClocksStarted.
     """
+    if not running(game):
+        return
     now: datetime = event.timestamp
     kind = type(event).__name__
     fields = event.__dict__
@@ -71,7 +109,7 @@ def tick(game: Any, event: Any) -> None:
 
 def deadline(game: Any, player: str) -> datetime | None:
     """When `player`'s running clock reaches 0; None if it is not running."""
-    if game.clock is None or not game.clock_since or player not in game.clock_since:
+    if not running(game) or not game.clock_since or player not in game.clock_since:
         return None
     return game.clock_since[player] + timedelta(seconds=game.clock_left[player])
 

@@ -395,6 +395,7 @@ class Game(Aggregate):
     clock_left = None
     clock_since = None
     expired = ()
+    clocks_started = False  # ClocksStarted recorded (clocks that wait for the table: clocks.READY)
     handed = None  # seat -> bot ("heuristic" | "random") or None: SeatHanded, as last recorded
     # Receipts (docs/api.md): the seat whose move the events being applied follow, and each
     # seat's last move's last event as (version, hash). Bookkeeping of the record, not the table.
@@ -673,11 +674,11 @@ class Game(Aggregate):
     # -- forks: a game continued from a state of another ----------------------------------
 
     # What a game is as a record, not as a table: a fork has its own seed, salt and chain.
-    # A fork's clocks start afresh from its own creation: the running clocks' start times are
-    # the parent's moments, not a table's.
+    # A fork's clocks start afresh, each seat with a full bank, and wait for its table
+    # (clocks.READY): the running clocks' start times are the parent's moments, not a table's.
     RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
                                "chain_hash", "parent", "clock", "clock_left", "clock_since",
-                               "expired", "bots", "family"})
+                               "expired", "bots", "family", "clocks_started"})
     parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
     # The sealed family a game belongs to (the id of the game first forked while its table was
     # secret), or None: a game forked in play, and every fork of a table not yet public, stay
@@ -707,7 +708,7 @@ class Game(Aggregate):
         return cls.forked(list(at.players), dict(at.options), clone(at.deal), at.table_state(),
                           parent, seed=seed, salt=salt,
                           bots=dict(at.bots) if bots is None else bots,
-                          clock=clone(at.clock), family=family)
+                          clock=clocks.waiting_clock(at.clock), family=family)
 
     @classmethod
     def forked(cls, players: list[str], options: dict[str, Any], deal: dict[str, Any] | None,
@@ -717,7 +718,7 @@ class Game(Aggregate):
         """A fork as it is recorded: its creation (with the parent's bot seats and clock), then
         the table it carries and, sealed, its family (the verifier re-runs a fork's document
         from here; `gruft verify --parent` checks the table). The fork's clocks start afresh,
-        each seat with a full bank, when the fork begins."""
+        each seat with a full bank, when the fork's table is ready (domain.core.clocks)."""
         players = cls.check_players(players, recorded=True)  # as `start` checks them
         options = cls.check_options(options or {}, len(players))
         check_seed(seed)
@@ -773,8 +774,13 @@ class Game(Aggregate):
             raise self.turn_refusal(player)
         if by == BOT and not self.bot_may_play(player):
             raise BadCommand(N_("%(player)r is not a seat the server's bot plays"), player=player)
+        waited = clocks.waiting(self)
         with acting(by):
             getattr(self, spec.method)(player, **fields)
+        if waited and by != BOT and not self.finished:
+            # A person's first move starts the clocks (docs/api.md, "The table"): that move
+            # was free; every seat awaited now runs from here. A bot's move starts nothing.
+            self._trigger_exact(Game.ClocksStarted, {"reason": clocks.MOVED})
 
     def bot_may_play(self, player: str) -> bool:
         """Whether the server's bot may move for `player` now: a bot seat, a seat handed to a bot
@@ -873,6 +879,23 @@ class Game(Aggregate):
     @event("ClockExpired")
     def _clock_expired(self, player: str) -> None:
         self.expired = [*self.expired, player]
+
+    def start_clocks(self, reason: Any) -> None:
+        """Start clocks that wait for the table (domain.core.clocks): `reason` every seat a
+        person holds has the game open (stored by the server), or the host's word (by the
+        host). A person's first move starts them in `execute`."""
+        if reason not in (clocks.PRESENT, clocks.HOST_STARTED):
+            raise BadCommand(N_("clocks start when the table is ready or when the host starts "
+                                "them"))
+        self.check_in_play()
+        if not clocks.waiting(self):
+            raise BadCommand(N_("this game has no clocks waiting to start"))
+        with acting(HOST_BY if reason == clocks.HOST_STARTED else SERVER):
+            self._trigger_exact(Game.ClocksStarted, {"reason": reason})
+
+    @event("ClocksStarted")
+    def _clocks_started(self, reason: str) -> None:
+        self.clocks_started = True
 
     def check_in_play(self) -> None:
         """Refuse what only a game in progress takes (aborted: Aborted; over: the end's ruling)."""
@@ -1013,5 +1036,6 @@ class Game(Aggregate):
 
 # The host's and the clock's events begin a step of their own: they end the step of the move
 # before them (receipts), as a move does.
-for _lifecycle in (Game.GameAborted, Game.SeatHanded, Game.ClockExpired):
+for _lifecycle in (Game.GameAborted, Game.SeatHanded, Game.ClockExpired,
+                   Game.ClocksStarted):
     _lifecycle.STARTS = OTHER_START

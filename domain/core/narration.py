@@ -26,6 +26,9 @@ from domain.core.words import (
     fill_plural,
 )
 
+# The server's bots by kind (service.table.seats' BOT_KINDS), in words.
+BOT_WORDS = {"heuristic": N_("heuristic"), "random": N_("random")}
+
 
 def describe(game_cls: Any, records: list[dict[str, Any]], players: list[str],
              options: dict[str, Any], *, strict: bool = False, gettext: Gettext = english,
@@ -176,11 +179,32 @@ class Narrator:
     def on_GameAborted(self, d: dict, _next: dict | None) -> str:
         return self._("The host aborts the game (%(reason)s): nobody wins.", reason=d["reason"])
 
+    def on_Forked(self, d: dict, _next: dict | None) -> str:
+        text = self._("This game carries on the table of another game as it stood after "
+                      "that game's step %(step)s, every hand and score as they were.",
+                      step=int(d["parent"]["version"]))
+        if d.get("family") is not None:
+            text += " " + self._("Its secrets stay sealed until every game forked from that "
+                                 "table is over.")
+        return text
+
     def on_SeatHanded(self, d: dict, _next: dict | None) -> str:
         if d["bot"] is None:
             return self._("%(player)s takes their seat back.", player=d["player"])
+        bot = BOT_WORDS.get(d["bot"])
+        if bot is None:  # a kind this release does not know: no name to show
+            return self._("The server's bot plays %(player)s's seat from now on.",
+                          player=d["player"])
         return self._("The server's %(bot)s bot plays %(player)s's seat from now on.",
-                      bot=d["bot"], player=d["player"])
+                      bot=Term(bot), player=d["player"])
+
+    def on_ClocksStarted(self, d: dict, _next: dict | None) -> str:
+        reason = d["reason"]
+        if reason == "move":
+            return self._("The clocks start: the first move was made (it took no time).")
+        if reason == "host":
+            return self._("The host starts the clocks.")
+        return self._("The clocks start: every player is at the table.")
 
     def on_ClockExpired(self, d: dict, _next: dict | None) -> str:
         return self._("%(player)s's clock runs out: the server's bot makes this move for them.",

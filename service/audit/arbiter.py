@@ -265,7 +265,7 @@ class Arbiter:
         types = [type(e).__name__ for e in self._repository.event_store.get(game.id)]
         # what a command begins with (the host's and the clock's included)
         moves = set(type(game).COMMAND_EVENTS) | {e.__name__ for e in (
-            Game.GameAborted, Game.SeatHanded, Game.ClockExpired)}
+            Game.GameAborted, Game.SeatHanded, Game.ClockExpired, Game.ClocksStarted)}
         if step < len(types) and types[step] not in moves:
             # types[i] is event i + 1's: the last move begun before `step` began at its version
             before = max((v for v, t in enumerate(types[:step]) if t in moves), default=0)

@@ -177,6 +177,8 @@ class ClockRunner:
             self._drop(game_id)
             return
         now = datetime.now(UTC)
+        # deadline() is None for clocks still waiting for the table (no ClocksStarted yet):
+        # nothing runs out before they start; the ClocksStarted event wakes this game again.
         running = [(due, p) for p in game.to_act if p not in game.expired
                    and (due := deadline(game, p)) is not None]
         if not running:

@@ -4,10 +4,15 @@ A game created with a clock (domain.core.clocks) is recorded as such beside it, 
 transaction, by a small `Clocked` aggregate (as bot seats are, service.table.seats): the runner finds
 the clocked games by that event's topic when it starts, and learns of new ones from the log.
 The clock itself is in the game's creation event; this record only points at the game.
+
+Clocks that wait for the table (domain.core.clocks, `"start": "ready"`) start, among other ways,
+when every seat a person holds has the game open (`table_ready`, from service.live.presence): the
+Application asks whenever a game's present seats change (Games.table_changed).
 """
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
@@ -30,3 +35,11 @@ class Clocked(Aggregate):
 
 
 CLOCKED_TOPIC = get_topic(Clocked.Started)  # type: ignore[attr-defined]
+
+
+def table_ready(game: Any, present: list[str], bot_seats: dict[str, str]) -> bool:
+    """Whether every seat a person holds has `game` open (`present`): the seats no bot plays
+    (bot seats of the creation, `bot_seats` for games stored before it recorded them, and seats
+    handed to a bot). A table of bots only is never ready this way (the host starts it)."""
+    people = [p for p in game.players if game.bot_kind(p, bot_seats) is None]
+    return bool(people) and set(people) <= set(present)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -25,10 +26,12 @@ def served(sqlite_env) -> Iterator[Any]:
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
     from service.runners.bot_runner import _embedded
+    from service.runners.clock_runner import _embedded as clock_runners
 
-    runner = _embedded.get(app.extensions["gruft"])
-    if runner is not None:
-        runner.stop()
+    for runners in (_embedded, clock_runners):
+        runner = runners.get(app.extensions["gruft"])
+        if runner is not None:
+            runner.stop()
     app.extensions["gruft"].close()
 
 
@@ -45,17 +48,42 @@ def create(client: Any, key: str = "vampiring", **extra: Any) -> dict[str, Any]:
 
 # -- clocks -----------------------------------------------------------------------------------
 
-def test_a_clock_chosen_at_creation_runs_for_the_seats_awaited(served):
+def test_a_clock_waits_for_every_person_at_the_table_then_runs_for_the_seats_awaited(served):
     client = served.test_client()
-    # Check the creation records the clock and every view shows it, running where awaited.
-    game = create(client, "vampir", clock=CLOCK)
-    view = client.get(f"/games/{game['game_id']}").get_json()
-    assert set(view["clocks"]) == set(view["players"])
+    # Check the creation records the clock, waiting for the table, and nobody's bank runs.
+    game = create(client, "vampir", clock=CLOCK, bots={"Cy": "heuristic"})
+    gid = game["game_id"]
+    view = client.get(f"/games/{gid}").get_json()
+    assert set(view["clocks"]) == set(view["players"]) and view["clocks_started"] is False
+    assert all(c == {"remaining": CLOCK["bank"], "running": False}
+               for c in view["clocks"].values())
+    created = client.get(f"/games/{gid}/events?limit=1").get_json()["events"][0]
+    assert created["data"]["clock"] == {**CLOCK, "start": "ready"}
+    # Check one person's page open is not the table: the banks still wait.
+    people = [p for p in view["players"] if p != "Cy"]
+    def page(player: str) -> ClientStream:
+        stream = ClientStream(client, f"/games/{gid}/stream?token={game['player_tokens'][player]}")
+        stream.next()
+        return stream
+
+    streams = [page(people[0])]
+    try:
+        assert client.get(f"/games/{gid}").get_json()["present"] == people[:1]
+        assert client.get(f"/games/{gid}/events?type=ClocksStarted").get_json()["events"] == []
+        # Check the last person's page (the bot's seat needs none) starts them (docs/api.md,
+        # "The table"): by the server, and the awaited seats' banks run.
+        streams += [page(p) for p in people[1:]]
+        wait_until(lambda: client.get(f"/games/{gid}").get_json()["clocks_started"],
+                   "the clocks to start with every person at the table")
+    finally:
+        for stream in streams:
+            stream.close()
+    started = client.get(f"/games/{gid}/events?type=ClocksStarted").get_json()["events"]
+    assert [(e["by"], e["data"]) for e in started] == [("server", {"reason": "present"})]
+    view = client.get(f"/games/{gid}").get_json()
     for name, clock in view["clocks"].items():
         assert clock["running"] == (name in view["to_act"])
         assert 0 < clock["remaining"] <= CLOCK["bank"]
-    created = client.get(f"/games/{game['game_id']}/events?limit=1").get_json()["events"][0]
-    assert created["data"]["clock"] == CLOCK
     # Check a game without a clock shows none.
     plain = create(client, "vampir")
     assert "clocks" not in client.get(f"/games/{plain['game_id']}").get_json()
@@ -67,7 +95,10 @@ def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
     client = served.test_client()
     game = create(client, "vampiring", clock={"bank": 3, "increment": 30})
     gid = game["game_id"]
-    # Ann moves in time; Ben does not, and his clock runs out after 3 seconds.
+    # The host starts the clocks (they wait for the table); Ann moves in time; Ben does not,
+    # and his clock runs out after 3 seconds.
+    assert client.post(f"/games/{gid}/clocks/start",
+                       headers=bearer(game["host_token"])).status_code == 200
     ann = bearer(game["player_tokens"]["Ann"])
     moves = client.get(f"/games/{gid}/legal-moves", headers=ann).get_json()["moves"]
     assert client.post(f"/games/{gid}/commands", headers=ann, json=moves[0]).status_code == 200
@@ -84,6 +115,58 @@ def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
     clocks = client.get(f"/games/{gid}").get_json()["clocks"]
     assert clocks["Ben"]["remaining"] <= 30 < clocks["Ann"]["remaining"]
     _embedded.get(served.extensions["gruft"]).stop()
+
+
+def test_the_host_starts_the_clocks_and_only_once(served):
+    client = served.test_client()
+    game = create(client, "voodoo-prince", clock=CLOCK)
+    gid, host = game["game_id"], bearer(game["host_token"])
+    # Fail to start them as a seat or a spectator: nothing is stored.
+    seat = bearer(game["player_tokens"][seats("voodoo-prince")[1]])
+    assert client.post(f"/games/{gid}/clocks/start", headers=seat).status_code == 403
+    assert client.post(f"/games/{gid}/clocks/start").status_code == 401
+    assert client.get(f"/games/{gid}").get_json()["clocks_started"] is False
+    # Check the host's word starts them (by host), and the awaited seat's bank runs.
+    answer = client.post(f"/games/{gid}/clocks/start", headers=host)
+    assert answer.status_code == 200, answer.get_json()
+    view = answer.get_json()
+    assert view["clocks_started"] is True
+    assert [view["clocks"][p]["running"] for p in view["to_act"]] == [True]
+    started = client.get(f"/games/{gid}/events?type=ClocksStarted").get_json()["events"]
+    assert [(e["by"], e["data"]) for e in started] == [("host", {"reason": "host"})]
+    # Fail to start them again, or in a game without a clock.
+    assert client.post(f"/games/{gid}/clocks/start", headers=host).status_code == 409
+    plain = create(client, "voodoo-prince")
+    assert client.post(f"/games/{plain['game_id']}/clocks/start",
+                       headers=bearer(plain["host_token"])).status_code == 409
+
+
+def test_a_fork_made_with_nobody_present_is_not_played_by_the_clock(served):
+    from service.runners.clock_runner import embedded_clocks
+
+    client = served.test_client()
+    game = create(client, "vampir", clock={"bank": 1, "increment": 0})
+    gid, host = game["game_id"], bearer(game["host_token"])
+    runner = embedded_clocks(served.extensions["gruft"]).runner
+    # The fork of a game in play at its start: nobody has its link yet.
+    at = client.get(f"/games/{gid}").get_json()["version"]
+    answer = client.post(f"/games/{gid}/fork", headers=host, json={"at": at})
+    assert answer.status_code == 201, answer.get_json()
+    fork = answer.get_json()
+    fid = fork["game_id"]
+    # Check the runner looked at the fork and found no clock to run out (nothing scheduled):
+    # its banks wait for the table, however long.
+    wait_until(lambda: UUID(fid) in runner.active and UUID(fid) not in runner._due,
+               "the clock runner to look at the fork")
+    view = client.get(f"/games/{fid}").get_json()
+    assert view["clocks_started"] is False and not any(
+        c["running"] for c in view["clocks"].values())
+    assert client.get(f"/games/{fid}/events?type=ClockExpired").get_json()["events"] == []
+    # Check once its host starts them, the awaited seat's second runs out and the bot moves.
+    assert client.post(f"/games/{fid}/clocks/start",
+                       headers=bearer(fork["host_token"])).status_code == 200
+    wait_until(lambda: client.get(f"/games/{fid}/events?type=ClockExpired").get_json()[
+        "events"] != [], "the fork's clock to run out once started")
 
 
 @pytest.mark.parametrize("clock", [{"bank": 0, "increment": 0}, {"bank": 60},
@@ -321,7 +404,7 @@ def test_a_rematch_has_the_same_seats_rotated_and_every_token_still_works(served
     assert made["view"]["players"] == ["Ben", "Cy", "Ann"]
     assert made["view"]["bots"] == {"Cy": "random"} and "clocks" in made["view"]
     created = client.get(f"/games/{rid}/events?limit=1").get_json()["events"][0]["data"]
-    assert created["clock"] == CLOCK
+    assert created["clock"] == {**CLOCK, "start": "ready"}
     assert made["view"]["options"] == client.get(f"/games/{gid}").get_json()["options"]
     # Check the waiting stream names it as its last message.
     assert waiting.until_end() and waiting.parsed.rematch == rid

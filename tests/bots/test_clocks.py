@@ -87,6 +87,7 @@ def test_seats_out_of_time_are_played_and_every_game_verifies(open_games, key, t
     rng = random.Random(key)
     game_id = games.create_game(key, seats(key), seed=11, options=SHORT_OPTIONS[key],
                                 clock=QUICK).game_id
+    games.start_clocks(game_id, HOST)  # they wait for the table: started at once here
     embedded_bots(games), embedded_clocks(games)
     handed = 0
     # One read a turn: between two, a bot or the clock may end the game (nobody to act then).
@@ -138,6 +139,7 @@ def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_games, s
     game_id = games.create_game("vampir", names, seed=4, options=SHORT_OPTIONS["vampir"],
                                 bots={n: "heuristic" for n in names[1:]},
                                 clock={"bank": 1, "increment": 1}).game_id
+    games.start_clocks(game_id, HOST)  # they wait for the table: started at once here
     log = tmp_path / "bots.log"
     first = start_gruft(["bots", "--delay", "0"], sqlite_env, log)
     standby = None
@@ -173,6 +175,8 @@ def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store
                                   options=SHORT_OPTIONS["vampiring"],
                                   clock={"bank": 1, "increment": 3600}).game_id
            for s in (1, 2)]
+    for game_id in ids:  # they wait for the table: started at once here
+        workers[0].start_clocks(game_id, HOST)
     runners = [embedded_clocks(games).runner for games in workers]  # both try the lock
     # Nobody moves: every seat's clock runs out once (an hour's increment after it).
     seated = len(seats("vampiring"))
@@ -187,3 +191,21 @@ def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store
     assert sorted(r.expired for r in runners) == [0, expired()]
     for game_id in ids:
         check_never_early("vampiring", game_id, workers[0].reads.records(game_id))
+
+
+def test_the_runner_never_runs_out_a_clock_that_waits_for_the_table(open_games, tmp_path):
+    games = open_games()
+    game_id = games.create_game("vampir", seats("vampir"), seed=5,
+                                options=SHORT_OPTIONS["vampir"], clock=QUICK).game_id
+    runner = embedded_clocks(games).runner
+    # Check the runner looked at the game and scheduled nothing: no clock has started.
+    wait_until(lambda: game_id in runner.active and game_id not in runner._due,
+               "the runner to look at the game")
+    game = games.game(game_id)
+    assert all(deadline(game, p) is None for p in game.players)
+    assert runner.expired == 0
+    # Check the host's start wakes it: the awaited seat's second runs out, never early.
+    games.start_clocks(game_id, HOST)
+    wait_until(lambda: runner.expired >= 1, "the started clock to run out")
+    records = check_exports(games, game_id, tmp_path)
+    assert check_never_early("vampir", game_id, records) >= 1

@@ -71,3 +71,55 @@ def test_a_clock_recorded_as_run_out_before_its_deadline_is_named(key):
     assert codes(verdict) == {"clock_early"}
     assert verdict.problems[0]["version"] == version
 
+
+
+def played_waiting(key_name: str, seed: int, started_by: str) -> tuple[list[dict], Game]:
+    """A game whose clocks wait for the table (`"start": "ready"`), started by `started_by`
+    ("host", "present": ClocksStarted on its own; "move": a person's first move), then one
+    clock run out at its deadline and the game played to its end."""
+    hand, rng = HandClock(), random.Random(seed)
+    with recorded_timestamps(hand.stamps()):
+        game = game_class(key_name).start(seats(key_name), seed=seed,
+                                          options=SHORT_OPTIONS[key_name], salt="cd" * 32,
+                                          clock={**CLOCK, "start": "ready"})
+        hand.after(600)  # nobody's bank runs meanwhile
+        if started_by == "move":
+            mover = game.to_act[0]
+            game.execute(mover, game.legal_moves(mover)[0])
+        else:
+            game.start_clocks(started_by)
+        player = game.to_act[0]
+        hand.now = deadline(game, player)
+        game.expire_clock(player, hand.now)
+        while not game.finished:
+            hand.after(rng.random() * 4)
+            mover = player if player in game.expired else rng.choice(game.to_act)
+            game.execute(mover, rng.choice(game.legal_moves(mover)))
+    return [event_record(e) for e in game.collect_events()], game
+
+
+@pytest.mark.parametrize("started_by", ["move", "present", "host"])
+@pytest.mark.parametrize("key_name", available_games())
+def test_clocks_started_when_the_table_was_ready_verify(key, key_name, started_by):
+    records, game = played_waiting(key_name, 5, started_by)
+    doc = build_document(game, records, key.sign, key.public_pem)
+    verdict = verify(doc, trusted_keys=[key.public_pem], check_signature=check_signature)
+    assert verdict.valid, verdict.problems
+    started = [r for r in doc["events"] if r["type"] == "ClocksStarted"]
+    assert [r["data"]["reason"] for r in started] == [started_by]
+
+
+def test_a_clock_run_out_before_the_clocks_started_is_named(key):
+    records, game = played_waiting("vampir", 6, "host")
+    doc = build_document(game, records, key.sign, key.public_pem)
+    # Fail to pass off a record whose ClocksStarted was removed: the ClockExpired after it
+    # names a clock that never ran (re-chained and signed again by the forger).
+    at = next(i for i, r in enumerate(doc["events"]) if r["type"] == "ClocksStarted")
+    del doc["events"][at]
+    for version, record in enumerate(doc["events"], start=1):
+        record["version"] = version
+    verdict = verify(resign(rechain(doc), key), trusted_keys=[key.public_pem],
+                     check_signature=check_signature)
+    assert not verdict.valid
+    assert verdict.problems[0]["version"] == at + 1
+    assert "not running" in verdict.problems[0]["message"]

@@ -234,7 +234,9 @@ def test_a_fork_keeps_bot_seats_and_clock(app, client):
                         ).get_json()
     export = client.get(f"/games/{fork2['game_id']}/export",
                         headers=host(fork2)).get_json()
-    assert export["events"][0]["data"]["clock"] == {"bank": 60, "increment": 2}
+    # the fork's clocks wait for its own table (docs/api.md, "When the clocks start")
+    assert export["events"][0]["data"]["clock"] == {"bank": 60, "increment": 2,
+                                                    "start": "ready"}
 
 
 def test_the_organiser_playing_a_seat_keeps_only_that_seats_eyes_in_the_fork(client):

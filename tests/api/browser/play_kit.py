@@ -113,6 +113,10 @@ def click_move(seat: Seat, rng: random.Random) -> bool:
     button = seat.page.locator(f"{READY} button[data-move]").nth(index)
     try:
         button.click(timeout=2_000)
+        if '"type": "move"' in moves[index] or '"type":"move"' in moves[index]:
+            # VampiRing (VR-4): a tap only chooses and previews the move; Confirm sends it
+            seat.page.locator("#confirm:not([disabled])").click(timeout=2_000)
+            seat.clicks += 1
     except Exception:  # re-drawn under the pointer: the next round looks again
         return False
     seat.clicks += 1

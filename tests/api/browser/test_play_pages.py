@@ -130,6 +130,62 @@ def test_vr5_vampiring_marks_where_the_three_vampires_would_land_then_confirms(b
         close(seat)
 
 
+@pytest.mark.parametrize("lang", ["en", "de", "fr", "it", "es"])
+def test_vr4_no_vampiring_move_is_sent_by_one_tap_and_every_label_uses_the_tables_letters(
+        browser, live_site, lang):
+    game = create(live_site.base_url, "vampiring", seed=4)
+    me = game["players"][0]
+    seat = open_page(browser, f"{play_url(live_site, game, me)}&lang={lang}", me, viewport=PHONE)
+    page = seat.page
+    try:
+        wait_until(page, lambda: len(ready_moves(page)) == 4, what="my four moves")
+        version = root(page, "data-version")
+        # Check the picker shows no "null" before a move is chosen, and Confirm waits.
+        assert "null" not in page.text_content("#picker")
+        assert page.is_disabled("#confirm")
+        # The table's own letter for each shape, as its legend and its vampires show them.
+        letters = dict(page.eval_on_selector_all(
+            "#table .vampire[data-shape]", "els => els.map(e => [e.dataset.shape, e.textContent])"))
+        assert set(letters) == {"M", "W", "B"}
+        if lang == "es":  # Hombre, Lobo, Murciélago: the bat's letter is M
+            assert letters == {"M": "H", "W": "L", "B": "M"}
+        change = {"a": {"M": "W", "W": "B", "B": "M"}, "b": {"M": "B", "B": "W", "W": "M"}}
+        buttons = page.locator(f"{READY} button[data-move]")
+        for index in range(4):
+            button = buttons.nth(index)
+            move = json_move(button.get_attribute("data-move"))
+            words = " ".join(f"{letters[a]}→{letters[b]}" for a, b in change[move["metamorphosis"]].items())
+            assert words in button.text_content(), (lang, button.text_content())
+            # Check one tap only chooses the move and shows where it lands: nothing is sent.
+            button.click()
+            wait_until(page, lambda m=move: page.get_attribute(
+                f'[data-pick="metamorphosis"][data-value="{m["metamorphosis"]}"]', "aria-pressed") == "true"
+                and page.get_attribute(f'[data-pick="direction"][data-value="{m["direction"]}"]',
+                                       "aria-pressed") == "true", what="the move chosen in the picker")
+            assert page.query_selector_all("#table .vampire.landing") != []
+            assert page.is_enabled("#confirm")
+            assert "null" not in page.text_content("#picker")
+            assert get(live_site.base_url, f"/games/{game['game_id']}")["version"] == int(version)
+        assert root(page, "data-version") == version
+        # Check the landing pawns carry the table's letters too, and Confirm sends the last one.
+        pawns = page.eval_on_selector_all("#table .vampire.landing",
+                                          "els => els.map(e => [e.dataset.shape, e.textContent])")
+        assert all(letters[shape] == text for shape, text in pawns)
+        page.click("#confirm")
+        wait_until(page, lambda: root(page, "data-version") != version, what="my move stored")
+        mine = get(live_site.base_url, f"/games/{game['game_id']}/view", game["player_tokens"][me])
+        assert mine["private"]["move"] == {k: move[k] for k in ("metamorphosis", "direction")}
+        assert not seat.errors
+    finally:
+        close(seat)
+
+
+def json_move(text: str) -> dict[str, Any]:
+    import json
+
+    return json.loads(text)
+
+
 # -- the log in words ----------------------------------------------------------------------------
 
 def test_the_log_is_told_in_words_each_seat_reading_only_its_own_secret_move(browser, live_site):

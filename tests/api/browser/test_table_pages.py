@@ -25,6 +25,7 @@ from tests.api.browser.play_kit import (
 from tests.kit import served_gruft
 
 pytestmark = pytest.mark.browser
+PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
@@ -266,13 +267,35 @@ def test_the_create_form_sets_a_clock_and_the_organisers_seat(browser, served):
         context.close()
 
 
-def test_the_clock_of_the_seat_awaited_counts_down_on_every_page(browser, served):
+def test_a_clock_waits_for_the_table_then_the_seat_awaited_counts_down_on_every_page(browser, served):
     game = create(served, "voodoo-prince", seed=25, clock={"bank": 300, "increment": 5})
     first = get(served, f"/games/{game['game_id']}")["to_act"][0]
     other = next(p for p in game["players"] if p != first)
-    mine = open_page(browser, page_of(served, game, game["player_tokens"][first]), first)
+    mine = open_page(browser, page_of(served, game, game["player_tokens"][first]), first,
+                     viewport=PHONE)
     spectator = open_page(browser, page_of(served, game), "spectator")
+    theirs = None
     try:
+        # Check, with one of the two players at the table, every page says the clocks wait for
+        # it and no bank runs (the seat offers no button: only the host starts them).
+        for seat in (mine, spectator):
+            wait_until(seat.page, lambda p=seat.page: seat_attr(p, first, "data-present") == "true",
+                       what=f"{first} at the table on {seat.name}'s page")
+            assert seat.page.is_visible("#clock-note")
+            assert "clocks start" in seat.page.text_content("#clock-note")
+            assert seat.page.is_hidden("#start-clocks")
+            assert seat_attr(seat.page, first, "data-running") == "false"
+            assert seat_attr(seat.page, first, "data-remaining") == "300"
+        assert not any(e["type"] == "ClocksStarted" for e in events(served, game))
+        # Check the other player's page opening starts them (by the server), on every page.
+        theirs = open_page(browser, page_of(served, game, game["player_tokens"][other]), other,
+                           viewport=PHONE)
+        for seat in (mine, spectator, theirs):
+            wait_until(seat.page, lambda p=seat.page: p.is_hidden("#clock-note")
+                       and seat_attr(p, first, "data-running") == "true",
+                       what=f"the clocks started on {seat.name}'s page")
+        started = [e for e in events(served, game) if e["type"] == "ClocksStarted"]
+        assert [(e["by"], e["data"]) for e in started] == [("server", {"reason": "present"})]
         for seat in (mine, spectator):
             page = seat.page
             wait_until(page, lambda p=page: seat_attr(p, first, "data-running") == "true",
@@ -290,8 +313,9 @@ def test_the_clock_of_the_seat_awaited_counts_down_on_every_page(browser, served
         for seat in (mine, spectator):
             wait_until(seat.page, lambda p=seat.page: seat_attr(p, other, "data-running") == "true"
                        and seat_attr(p, first, "data-running") == "false", what="the clocks turned")
+        assert not (mine.errors or spectator.errors or theirs.errors)
     finally:
-        close(mine, spectator)
+        close(mine, spectator, *([theirs] if theirs else []))
 
 
 # -- the rematch ----------------------------------------------------------------------------------
@@ -365,8 +389,13 @@ def test_a_clock_runs_out_and_the_servers_bot_moves_for_that_seat(browser, serve
     first = get(served, f"/games/{game['game_id']}")["to_act"][0]
     mine = open_page(browser, page_of(served, game, game["player_tokens"][first]), first)
     watcher = open_page(browser, page_of(served, game), "spectator")
+    host = open_page(browser, page_of(served, game, game["host_token"]), "host", viewport=PHONE)
     page = mine.page
     try:
+        # The other seat is away: the host starts the clocks from the host's page
+        wait_until(host.page, lambda: host.page.is_visible("#start-clocks"), what="the host's button")
+        host.page.click("#start-clocks")
+        wait_until(host.page, lambda: host.page.is_hidden("#clock-note"), what="the clocks started")
         # Nobody moves: the clock runs out, and the bot moves for that seat, shown on every page
         told = '#events li[data-type="ClockExpired"][data-told="true"] .ev-text'
         for seat in (mine, watcher):
@@ -383,6 +412,6 @@ def test_a_clock_runs_out_and_the_servers_bot_moves_for_that_seat(browser, serve
                        what="the bot's move on the table")
         # Check the seat's clock shows no more than the increment it got for that move
         assert 0 <= int(seat_attr(page, first, "data-remaining")) <= 30
-        assert not mine.errors
+        assert not mine.errors and not host.errors
     finally:
-        close(mine, watcher)
+        close(mine, watcher, host)

@@ -146,3 +146,81 @@ def test_a_seat_is_handed_to_a_bot_and_back_as_recorded_events():
     game.abort("the club closes")
     with pytest.raises(Aborted):
         game.hand_seat(ann, "random")
+
+
+# -- clocks that wait for the table (docs/api.md, "The table") ----------------------------------
+
+READY = {**CLOCK, "start": "ready"}
+
+
+def stacked_voodoo(hand: HandClock, bots: dict | None = None) -> Game:
+    """A Voodoo Prince table from a stacked deal (Marie leads P1), its clocks waiting."""
+    from tests.domain.voodoo_prince.kit import FOUR, stacked
+    deal = stacked(FOUR, {"Marie": ["P1"], "Lukas": ["P2"]}, trump="B")
+    with recorded_timestamps(hand.stamps()):
+        return game_class("voodoo-prince").start(FOUR, seed="scenario", options={"rounds": 1},
+                                                 deal=deal, salt="ab" * 32, clock=READY,
+                                                 bots=bots)
+
+
+def test_clocks_that_wait_for_the_table_start_with_a_persons_first_move():
+    hand = HandClock()
+    game = stacked_voodoo(hand, bots={"Nina": "heuristic"})
+    assert event_record(game.pending_events[0])["data"]["clock"] == READY
+    # Check nobody's bank runs an hour after creation: no deadline, nothing to run out.
+    view = clocks_at(game, hand.after(3600))
+    assert all(v == {"remaining": 60.0, "running": False} for v in view.values())
+    assert deadline(game, "Marie") is None
+    with pytest.raises(BadCommand, match="not running"):
+        game.expire_clock("Marie", hand.now)
+    # Check Marie's first move (a person's) was free and starts the clocks after it, in its step.
+    with recorded_timestamps(hand.stamps()):
+        game.execute("Marie", {"type": "play", "card": "P1"})
+    records = [event_record(e) for e in game.pending_events]
+    assert [r["type"] for r in records[-2:]] == ["CardPlayed", "ClocksStarted"]
+    assert (records[-1]["data"], records[-1]["by"]) == ({"reason": "move"}, "server")
+    assert clocks_at(game, hand.now)["Marie"] == {"remaining": 60.0, "running": False}
+    assert clocks_at(game, hand.after(10))["Lukas"] == {"remaining": 50.0, "running": True}
+    assert deadline(game, "Lukas") == hand.now + timedelta(seconds=50)
+    # Check the next moves start nothing more, and replay rebuilds the same clocks.
+    move(game, hand)
+    assert sum(event_record(e)["type"] == "ClocksStarted" for e in game.pending_events) == 1
+    again = replayed(game)
+    assert (again.clock_left, again.clock_since, again.clocks_started) == (
+        game.clock_left, game.clock_since, True)
+
+
+def test_a_bots_move_does_not_start_the_clocks_the_host_or_the_table_does():
+    hand = HandClock()
+    game = stacked_voodoo(hand, bots={"Marie": "heuristic"})
+    # Check the bot seat's move leaves the clocks waiting.
+    with recorded_timestamps(hand.stamps()):
+        game.execute("Marie", {"type": "play", "card": "P1"}, by="bot")
+    assert not game.clocks_started and deadline(game, "Lukas") is None
+    # Fail to start them for a reason the rules do not know (the move's is the move's own).
+    with pytest.raises(BadCommand, match="clocks start when"):
+        game.start_clocks("move")
+    # Check the host's word starts them: by host, the awaited seat's bank runs from there.
+    hand.after(30)
+    with recorded_timestamps(hand.stamps()):
+        game.start_clocks("host")
+    started_by = event_record(game.pending_events[-1])
+    assert (started_by["type"], started_by["data"], started_by["by"]) == (
+        "ClocksStarted", {"reason": "host"}, "host")
+    assert deadline(game, "Lukas") == hand.now + timedelta(seconds=60)
+    # Fail to start them twice.
+    with pytest.raises(BadCommand, match="no clocks waiting"):
+        game.start_clocks("present")
+    assert replayed(game).clock_since == game.clock_since
+
+
+def test_a_fork_of_any_clocked_game_waits_for_its_table():
+    hand = HandClock()
+    parent = started("vampir", hand)  # a clock recorded without "start": running from creation
+    assert deadline(parent, parent.to_act[0]) is not None
+    move(parent, hand)
+    fork = type(parent).fork(parent, {"game_id": str(parent.id), "version": parent.version,
+                                      "hash": parent.chain_hash}, seed=9, salt="cd" * 32)
+    assert fork.clock == {**CLOCK, "start": "ready"}
+    assert all(deadline(fork, p) is None for p in fork.players)
+    assert "clocks_started" not in event_record(fork.pending_events[1])["data"]["table"]
