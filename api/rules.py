@@ -20,7 +20,7 @@ from flask_babel import get_locale
 from markdown_it import MarkdownIt
 
 from api.errors import GruftBlueprint
-from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES, _error_page
+from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES, error_page
 from domain import available_games
 from domain.core.words import N_
 from service import GameNotFound
@@ -134,4 +134,4 @@ def rules_page(game: str):
 
 @blp.errorhandler(GameNotFound)
 def _not_found(err: GameNotFound):
-    return _error_page(404, "not_found", err)
+    return error_page(404, "not_found", err)
