@@ -117,7 +117,10 @@ def _linked_rulings(html: str) -> str:
 def rendered(key: str, lang: str = "en") -> str:
     """A game's rules page as HTML (read once per process and language: the pages ship with the
     code), every ruling id it names linked to that ruling."""
-    return _linked_rulings(_markdown().render(rules_path(key, lang).read_text(encoding="utf-8"), {}))
+    html = _markdown().render(rules_path(key, lang).read_text(encoding="utf-8"), {})
+    # A code block scrolls sideways on a narrow screen: focusable, a keyboard scrolls it too
+    # (axe-core's scrollable-region-focusable; issue 31, item 6).
+    return _linked_rulings(html.replace("<pre>", '<pre tabindex="0">'))
 
 
 @blp.route("/rules/<game>")
