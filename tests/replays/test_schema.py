@@ -56,16 +56,16 @@ def test_the_verifiers_shape_errors_come_from_the_schema(edit, words):
     assert words in problems[0]["message"].replace("at ", "", 1), problems[0]["message"]
 
 
-def test_check_jsonschema_accepts_what_the_server_exports(client, tmp_path):
+def test_check_jsonschema_accepts_what_the_server_exports(app, client, tmp_path):
     # Check the `check-jsonschema` command (an outside reader of the schema, with its format
     # checks) accepts, against replays/schema/document.json, the documents the server exports
-    # now: every game played over REST to its end with an annotation, one exported by its host
-    # in play, and the fixture and golden ones (issue 31).
+    # now: every game played to its end with an annotation, one exported by its host in play,
+    # and the fixture and golden ones (issue 31).
     import random
     import subprocess
     import sys
 
-    from tests.kit import SHORT_OPTIONS, play_over_rest, seats
+    from tests.kit import SHORT_OPTIONS, play_out, seats
 
     rng = random.Random(31)
     exported = []
@@ -77,7 +77,7 @@ def test_check_jsonschema_accepts_what_the_server_exports(client, tmp_path):
             exported.append(client.get(f"/games/{created['game_id']}/export", headers=host))
         assert client.post(f"/games/{created['game_id']}/annotations", headers=host,
                            json={"version": 1, "text": "Schön, 🎲"}).status_code == 201
-        play_over_rest(client, created, rng)
+        play_out(app.extensions["gruft"], created["game_id"], rng)
         exported.append(client.get(f"/games/{created['game_id']}/export"))
     files = []
     for number, answer in enumerate(exported):
