@@ -2,9 +2,10 @@
 
 The marshmallow schemas describe the shapes; a created game's player count and options depend
 on the game, which a schema field cannot say. So the finished document gets, from the games'
-own declarations (domain/<game>/): one `oneOf` branch per game on `CreateGame` (its key, its
-player counts, its options and their bounds), the seed's two forms, the replay formats taken
-(`format_version`), and OpenAPI links from
+own declarations (domain/<game>/): one `oneOf` branch per game on `CreateGame`, each a whole
+body under its own name (`CreateVampiringGame`: its key, its player counts, its options and their
+bounds), the seed's two forms, the replay formats taken (`format_version`), an object's bounds as
+`minProperties`/`maxProperties`, and OpenAPI links from
 `POST /games` and `GET /games` to every operation that takes a `game_id`, so a client (or a
 stateful fuzzer) can follow a created or listed game to its routes.
 """
