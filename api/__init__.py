@@ -41,13 +41,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from service.audit.gamelog import Appender, GameLog
     from service.audit.signing import SigningKey
     from service.readmodels import read_models
+    from service.release import release
     from service.settings import Settings, data_dir
     from service.witnessing import Witnessing, parse_witnesses
 
     app = Flask(__name__)
     app.config.from_mapping(
         API_TITLE="gruft",
-        API_VERSION="1",
+        API_VERSION=release(),  # the release, as `gruft --version` and GET /livez say
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",

@@ -18,6 +18,7 @@ from typing import Any
 
 from flask import Flask, request
 from flask_babel import Babel, Domain, get_locale, get_translations, gettext, ngettext
+from jinja2 import pass_context
 
 from domain.core.words import N_, Phrase, Said, fill
 from service.catalogs import CATALOGS, LANGUAGES, NAMES, catalog, po_path, translations
@@ -203,6 +204,11 @@ STATUS_WORDS = {"in_progress": N_("in progress"), "finished": N_("finished"),
                 "aborted": N_("aborted")}
 
 
-def status_words(status: str) -> str:
-    """A game's status in words, in this request's language."""
+@pass_context  # never folded: a filter on a constant would be run once, at compile time
+def status_words(context: Any, status: str) -> str:
+    """A game's status in words, in this request's language.
+
+    Jinja computes a filter on a constant (`{{ "finished" | status_words }}`) once, when it
+    compiles the template, unless the filter takes the context: the first request's language
+    would then be every later request's (issue 31, item 4)."""
     return gettext(STATUS_WORDS[status]) if status in STATUS_WORDS else status

@@ -2,15 +2,17 @@
 
 The marshmallow schemas describe the shapes; a created game's player count and options depend
 on the game, which a schema field cannot say. So the finished document gets, from the games'
-own declarations (domain/<game>/): one `oneOf` branch per game on `CreateGame` (its key, its
-player counts, its options and their bounds), the seed's two forms, the replay formats taken
-(`format_version`), and OpenAPI links from
+own declarations (domain/<game>/): one `oneOf` branch per game on `CreateGame`, each a whole
+body under its own name (`CreateVampiringGame`: its key, its player counts, its options and their
+bounds), the seed's two forms, the replay formats taken (`format_version`), an object's bounds as
+`minProperties`/`maxProperties`, and OpenAPI links from
 `POST /games` and `GET /games` to every operation that takes a `game_id`, so a client (or a
 stateful fuzzer) can follow a created or listed game to its routes.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -33,13 +35,30 @@ LINK_SOURCES = {("/games", "post", "201"): "$response.body#/game_id",
 def contract(spec: dict[str, Any]) -> dict[str, Any]:
     """The OpenAPI document with the enforced rules added (in place; returned)."""
     schemas = spec.get("components", {}).get("schemas", {})
+    for schema in schemas.values():
+        _object_bounds(schema)
     if "CreateGame" in schemas:
-        _per_game(schemas["CreateGame"])
+        _per_game(schemas)
     if "Document" in schemas:  # the formats verification and import take
         schemas["Document"]["properties"]["format_version"]["enum"] = list(FORMAT_VERSIONS)
     _links(spec.get("paths", {}))
     _languages(spec)
     return spec
+
+
+def _object_bounds(schema: Any) -> None:
+    """An object's bounds count its properties: apispec writes a marshmallow Dict's Length as
+    `minLength`/`maxLength`, string keywords an object ignores (issue 31, item 3)."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object":
+            for word in ("min", "max"):
+                if f"{word}Length" in schema:
+                    schema[f"{word}Properties"] = schema.pop(f"{word}Length")
+        for value in schema.values():
+            _object_bounds(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _object_bounds(value)
 
 
 def _languages(spec: dict[str, Any]) -> None:
@@ -58,20 +77,31 @@ def _languages(spec: dict[str, Any]) -> None:
                 operations[method].setdefault("parameters", []).append(dict(lang))
 
 
-def _per_game(create: dict[str, Any]) -> None:
+def _per_game(schemas: dict[str, Any]) -> None:
+    create = schemas["CreateGame"]
     create["properties"]["seed"] = {
         "description": create["properties"].get("seed", {}).get("description", ""),
         "oneOf": [{"type": "integer", "minimum": -(1 << SEED_MAX_BITS) + 1,
                    "maximum": (1 << SEED_MAX_BITS) - 1},
                   {"type": "string", "minLength": 1, "maxLength": SEED_MAX_LENGTH}]}
     create["properties"]["players"]["items"]["pattern"] = NAME_PATTERN
-    create["oneOf"] = [_game_branch(key) for key in GAMES]
     create["description"] = ("Each game has its own player count and options (one branch per "
                              "game); names are trimmed, NFC-normalised, 1-40 characters without "
                              "control or format characters, and distinct after casefold()")
+    # One branch per game, each a whole body of its own under its own name (e.g.
+    # CreateVampiringGame): a generator (openapi-python-client) builds each as a model a client
+    # sends, where inline branches of bare properties gave it none (issue 31, item 3).
+    branches = {branch_name(key): _game_branch(key, create) for key in GAMES}
+    schemas.update(branches)
+    create["oneOf"] = [{"$ref": f"#/components/schemas/{name}"} for name in branches]
 
 
-def _game_branch(key: str) -> dict[str, Any]:
+def branch_name(key: str) -> str:
+    """The component naming one game's creation body: "vampire-queen" -> "CreateVampireQueenGame"."""
+    return "Create" + "".join(word.capitalize() for word in key.split("-")) + "Game"
+
+
+def _game_branch(key: str, create: dict[str, Any]) -> dict[str, Any]:
     cls = game_class(key)
     options: dict[str, Any] = {}
     for name, option in cls.OPTIONS.items():
@@ -82,12 +112,15 @@ def _game_branch(key: str) -> dict[str, Any]:
         if option.nullable:
             described["nullable"] = True
         options[name] = described
-    return {"title": key, "properties": {
-        "game": {"type": "string", "enum": [key]},
-        "players": {"type": "array", "minItems": cls.MIN_PLAYERS, "maxItems": cls.MAX_PLAYERS,
-                    "uniqueItems": True},
-        "options": {"type": "object", "properties": options, "additionalProperties": False},
-    }}
+    branch = copy.deepcopy({k: v for k, v in create.items() if k != "oneOf"})
+    branch["title"] = branch_name(key)
+    branch["description"] = f"A game of {key}: its player count and options"
+    players = branch["properties"]["players"]
+    players.update(minItems=cls.MIN_PLAYERS, maxItems=cls.MAX_PLAYERS, uniqueItems=True)
+    branch["properties"]["game"] = {"type": "string", "enum": [key]}
+    branch["properties"]["options"] = {"type": "object", "properties": options,
+                                       "additionalProperties": False}
+    return branch
 
 
 def _links(paths: dict[str, Any]) -> None:

@@ -30,10 +30,10 @@ from api.i18n import gettext, narration_words
 from api.live import keepalive_seconds
 from api.schemas import MAX_CURSOR, CreateGame, Error, StrictSchema
 from api.settings import settings
-from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
+from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES, error_page
 from domain import available_games, game_class
 from domain.core.words import N_
-from service import Forbidden, Unauthorized
+from service import Forbidden, GameNotFound, Unauthorized
 from service.table.access import is_host
 from service.table.invitations import HOST_SEAT
 from service.table.seats import BOT_KINDS
@@ -80,7 +80,10 @@ def new_game_form() -> dict[str, Any]:
 @blp.doc(responses={200: HTML_PAGE, 404: {"description": "not_found"}})
 def play_page(game_id: str):
     """The web page to play a game: a seat's table, its legal moves, live updates (HTML)."""
-    game = games().game(game_id)  # 404 for no such game
+    try:
+        game = games().game(game_id)
+    except GameNotFound as err:  # a page, as the viewer answers (docs/viewer.md), or JSON
+        return error_page(404, "not_found", err)
     seat = _seat_of(game_id, request.args.get("token"))
     data = {
         "game_id": str(game.id),

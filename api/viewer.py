@@ -185,7 +185,7 @@ def _wants_json() -> bool:
     return best == "application/json"
 
 
-def _error_page(status: int, code: str, err: Exception, heading: str | None = None):
+def error_page(status: int, code: str, err: Exception, heading: str | None = None):
     if _wants_json():
         return error_response(status, code, error_text(err))
     html = render_template("error.html", status=status, message=error_text(err),
@@ -195,14 +195,14 @@ def _error_page(status: int, code: str, err: Exception, heading: str | None = No
 
 @blp.errorhandler(GameNotFound)
 def _not_found(err: GameNotFound):
-    return _error_page(404, "not_found", err)
+    return error_page(404, "not_found", err)
 
 
 @blp.errorhandler(Unauthorized)
 def _unauthorized(err: Unauthorized):
-    return _error_page(401, "unauthorized", err)
+    return error_page(401, "unauthorized", err)
 
 
 @blp.errorhandler(Forbidden)
 def _forbidden(err: Forbidden):
-    return _error_page(403, "forbidden", err)
+    return error_page(403, "forbidden", err)

@@ -764,7 +764,7 @@ function drawHand() {
     });
     return button;
   });
-  const parts = [el("h3", {}, t("Your hand (%(n)s)", { n: hand.length })), el("div", { class: "hand-cards" }, cards)];
+  const parts = [el("h2", {}, t("Your hand (%(n)s)", { n: hand.length })), el("div", { class: "hand-cards" }, cards)];
   if (kind === "VampireQueen" && myTurn()) {
     const chosen = [...game.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
     const play = el("button", { type: "button", id: "play-selected", class: "primary" },

@@ -83,7 +83,7 @@ function seat(player, ctx, extraClass, ...children) {
   const classes = ["seat", toAct ? "to-act" : "", extraClass || "",
     ctx.perspective === player ? "me" : ""].join(" ");
   return el("section", { class: classes, "data-player": player },
-    el("h3", {}, el("span", { class: "name", "data-you": ctx.perspective === player ? " " + t("(you)") : null }, player), toAct ? el("span", { class: "badge act" }, t("to act")) : null),
+    el("h2", {}, el("span", { class: "name", "data-you": ctx.perspective === player ? " " + t("(you)") : null }, player), toAct ? el("span", { class: "badge act" }, t("to act")) : null),
     ...children);
 }
 
@@ -109,7 +109,7 @@ function vpCard(code, extra) {
 
 function vpTrick(entries, winner, label, extraClass) {
   return el("div", { class: `trick ${extraClass}` },
-    el("h4", {}, label),
+    el("h2", {}, label),
     el("div", { class: "plays" }, entries.length
       ? entries.map((e) => el("figure", { class: e.player === winner ? "won" : "", "data-player": e.player },
         vpCard(e.card), el("figcaption", {}, e.player)))
@@ -182,7 +182,7 @@ function vqRoundEnd(event) {
   const d = event.data;
   const heading = d.taker ? t("Round %(round)s ended: taken into %(name)s's hand", { round: d.round, name: d.taker })
     : t("Round %(round)s ended: out for this phase", { round: d.round });
-  return el("div", { class: "round-plays ended" }, el("h4", {}, heading),
+  return el("div", { class: "round-plays ended" }, el("h2", {}, heading),
     el("div", { class: "set" }, d.cards.map((c) => vqCard(c, "mini"))));
 }
 
@@ -223,7 +223,7 @@ function vampireQueen(s, ctx) {
     el("div", { class: "centre" },
       vqRoundEnd(ctx.event),
       el("div", { class: `round-plays${s.slayer ? " slayer-round" : ""}` },
-        el("h4", {}, t("Round %(round)s", { round: s.round })),
+        el("h2", {}, t("Round %(round)s", { round: s.round })),
         plays.length ? el("ol", { class: "plays" }, plays) : el("p", { class: "empty" }, t("no card played yet this round"))),
       s.barred ? el("p", { class: "note" }, t("%(name)s may not lead the %(slayer)s this round (VQ-14)", { name: s.barred.player, slayer: vqSlayer(s.barred.slayer) })) : null),
     seats(players),
@@ -257,7 +257,7 @@ const vaHeads = (cards) => cards.reduce((n, c) => n + (c.endsWith("2") ? 2 : 1),
 function vampir(s, ctx) {
   const { sees, everything } = seer(ctx);
   const locations = VA_COLOURS.map((c) => el("div", { class: `location va-${c}`, "data-location": c, "data-count": s.locations[c].length },
-    el("h4", {}, c),
+    el("h2", {}, c),
     el("div", { class: "pile" }, s.locations[c].length ? s.locations[c].map((card) => vaCard(card)) : el("span", { class: "empty" }, t("empty")))));
   const pile = el("div", { class: "draw-pile", "data-count": s.draw_pile_size },
     s.draw_pile_size ? back() : el("span", { class: "card gone" }),

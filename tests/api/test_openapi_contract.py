@@ -17,7 +17,8 @@ def spec(client) -> dict:
 
 def test_each_game_states_its_player_counts_and_options(spec):
     create = spec["components"]["schemas"]["CreateGame"]
-    branches = {b["properties"]["game"]["enum"][0]: b for b in create["oneOf"]}
+    named = [spec["components"]["schemas"][b["$ref"].rpartition("/")[2]] for b in create["oneOf"]]
+    branches = {b["properties"]["game"]["enum"][0]: b for b in named}
     assert set(branches) == set(GAMES)
     for key, branch in branches.items():
         cls = game_class(key)

@@ -61,6 +61,20 @@ def test_the_page_knows_the_seat_of_its_token_and_carries_no_secret(client):
     assert client.get("/games/00000000-0000-0000-0000-000000000000/play").status_code == 404
 
 
+def test_an_unknown_game_s_play_page_is_a_page_for_a_browser(client):
+    # Check a browser asking for an unknown game's play page reads an HTML 404 page, as the
+    # viewer answers (docs/viewer.md), and a client asking for JSON the contract's error
+    # (issue 31, item 5).
+    url = "/games/00000000-0000-0000-0000-000000000000/play"
+    page = client.get(url, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert (page.status_code, page.mimetype) == (404, "text/html")
+    assert "<html" in page.text and "No such game" in page.text
+    assert page.headers["Referrer-Policy"] == "no-referrer"
+    answer = client.get(url, headers={"Accept": "application/json"})
+    assert (answer.status_code, answer.mimetype) == (404, "application/json")
+    assert answer.get_json()["error"]["code"] == "not_found"
+
+
 def test_the_game_list_offers_every_game_with_its_options_and_the_bots(client):
     html = client.get("/").data
     found = re.search(rb'<script type="application/json" id="new-game-data">(.*?)</script>', html, re.S)

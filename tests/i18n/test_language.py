@@ -61,3 +61,30 @@ def test_json_routes_accept_lang(client) -> None:
     view = client.get(f"/games/{created['game_id']}/view?lang=fr&player=Ann",
                       headers={"Authorization": f"Bearer {created['host_token']}"})
     assert view.status_code == 200 and view.get_json()["you"] == "Ann"
+
+
+def test_the_list_s_status_filter_speaks_each_visitor_s_language(app) -> None:
+    # Check a German visitor, then an English one, then a German one again in one process
+    # (one worker) each read the status filter's options in their own language (issue 31,
+    # item 4: Jinja folded `{{ "finished" | status_words }}` at compile time, in the first
+    # visitor's language).
+    client = app.test_client()
+    first = client.get("/", headers={"Accept-Language": "de"})
+    assert '<option value="finished">beendet</option>' in first.text
+    second = app.test_client().get("/", headers={"Accept-Language": "en"})
+    assert '<option value="finished">finished</option>' in second.text
+    assert '<option value="in_progress">in progress</option>' in second.text
+    third = app.test_client().get("/?lang=de")
+    assert '<option value="finished">beendet</option>' in third.text
+
+
+def test_no_page_filter_is_folded_at_compile_time(app) -> None:
+    # Check every filter gruft adds to the pages takes the context, so that Jinja never runs it
+    # once on a constant when it compiles a template (issue 31, item 4).
+    from jinja2.utils import _PassArg
+
+    ours = {name: f for name, f in app.jinja_env.filters.items()
+            if f.__module__.partition(".")[0] in ("api", "service", "domain")}
+    assert "status_words" in ours
+    for name, f in ours.items():
+        assert _PassArg.from_obj(f) is _PassArg.context, name

@@ -54,3 +54,48 @@ def test_the_verifiers_shape_errors_come_from_the_schema(edit, words):
     assert [p["code"] for p in problems] == ["malformed"]
     assert error.message in problems[0]["message"]
     assert words in problems[0]["message"].replace("at ", "", 1), problems[0]["message"]
+
+
+def test_check_jsonschema_accepts_what_the_server_exports(app, client, tmp_path):
+    # Check the `check-jsonschema` command (an outside reader of the schema, with its format
+    # checks) accepts, against replays/schema/document.json, the documents the server exports
+    # now: every game played to its end with an annotation, one exported by its host in play,
+    # and the fixture and golden ones (issue 31).
+    import random
+    import subprocess
+    import sys
+
+    from tests.kit import SHORT_OPTIONS, play_out, seats
+
+    rng = random.Random(31)
+    exported = []
+    for key in available_games():
+        created = client.post("/games", json={"game": key, "players": seats(key),
+                                              "options": SHORT_OPTIONS[key]}).get_json()
+        host = {"Authorization": f"Bearer {created['host_token']}"}
+        if key == "vampiring":  # one exported in play, by its host
+            exported.append(client.get(f"/games/{created['game_id']}/export", headers=host))
+        assert client.post(f"/games/{created['game_id']}/annotations", headers=host,
+                           json={"version": 1, "text": "Schön, 🎲"}).status_code == 201
+        play_out(app.extensions["gruft"], created["game_id"], rng)
+        exported.append(client.get(f"/games/{created['game_id']}/export"))
+    files = []
+    for number, answer in enumerate(exported):
+        assert answer.status_code == 200, answer.get_json()
+        files.append(tmp_path / f"{number}.json")
+        files[-1].write_bytes(answer.data)
+    assert {json.loads(f.read_bytes())["status"] for f in files} == {"in_progress", "finished"}
+    command = Path(sys.executable).with_name("check-jsonschema")
+    done = subprocess.run([str(command), "--schemafile", str(SCHEMA_PATH),
+                           *map(str, files), *map(str, DOCUMENTS)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "ok -- validation done" in done.stdout, (
+        done.stdout + done.stderr)
+    # Fail a document the schema rejects: the command is no rubber stamp.
+    broken = json.loads(files[0].read_bytes())
+    del broken["final"]
+    files[0].write_text(json.dumps(broken))
+    done = subprocess.run([str(command), "--schemafile", str(SCHEMA_PATH), str(files[0])],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "'final' is a required property" in done.stdout, (
+        done.stdout + done.stderr)

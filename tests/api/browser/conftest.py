@@ -72,6 +72,15 @@ def browser(playwright) -> Iterator[Any]:
     chromium.close()
 
 
+@pytest.fixture(scope="session")
+def axe() -> Any:
+    """axe-core 4, as axe-playwright-python ships it (the test extra): run it on a page with
+    play_kit.axe_problems."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
 @pytest.fixture
 def page_errors() -> list[str]:
     """Script errors and console errors of the test's page (a test may expect some)."""

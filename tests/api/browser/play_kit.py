@@ -51,6 +51,22 @@ def create(base_url: str, key: str, players: int | None = None, seed: int = 11,
     return answer
 
 
+# What axe-core may not find on any page (issue 31, item 6): a violation of these impacts, or of
+# the rules the issue found broken beside them.
+AXE_IMPACTS = ("serious", "critical")
+AXE_RULES = ("heading-order", "empty-table-header")
+
+
+def axe_problems(axe: Any, page: Any) -> list[str]:
+    """axe-core's violations on the page as it is now (AXE_IMPACTS, AXE_RULES), each with its
+    elements and what fails, in words; empty when there is none."""
+    found = axe.run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {v['help']} at "
+            + "; ".join(" ".join(n["target"]) + ": "
+                        + (n.get("failureSummary") or "").replace("\n", " ") for n in v["nodes"])
+            for v in found if v["impact"] in AXE_IMPACTS or v["id"] in AXE_RULES]
+
+
 def wait_until(page, condition: Callable[[], bool], timeout_ms: int = 15_000,
                what: str = "the expected state") -> None:
     """Poll a condition (the page's CSP forbids Playwright's string predicates)."""

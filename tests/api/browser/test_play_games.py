@@ -9,7 +9,17 @@ import random
 import pytest
 
 from domain import available_games
-from tests.api.browser.play_kit import ROOT, create, get, open_page, play_out, root, wait_until
+from tests.api.browser.play_kit import (
+    ROOT,
+    axe_problems,
+    create,
+    get,
+    open_page,
+    play_out,
+    ready_moves,
+    root,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +31,7 @@ def has_stream(live_site) -> bool:
 
 @pytest.mark.parametrize("key", available_games())
 def test_every_seat_plays_a_whole_game_by_clicking_while_a_spectator_follows(
-        browser, live_site, key):
+        browser, live_site, axe, key):
     game = create(live_site.base_url, key, seed=21)
     base = f"{live_site.base_url}/games/{game['game_id']}/play"
     seats = [open_page(browser, f"{base}?token={game['player_tokens'][p]}", p)
@@ -34,6 +44,13 @@ def test_every_seat_plays_a_whole_game_by_clicking_while_a_spectator_follows(
             assert root(seat.page, "data-role") == "player"
             assert root(seat.page, "data-you") == seat.name
         assert root(spectator.page, "data-role") == "spectator"
+        # Check axe-core finds no serious or critical violation on the page of the seat to act
+        # (its moves shown) nor on the spectator's (issue 31, item 6)
+        first = next(s for s in seats if s.name in get(live_site.base_url,
+                                                       f"/games/{game['game_id']}")["to_act"])
+        wait_until(first.page, lambda: bool(ready_moves(first.page)), what="the first moves")
+        assert axe_problems(axe, first.page) == []
+        assert axe_problems(axe, spectator.page) == []
 
         def spectator_sees_no_hand() -> None:
             # Check the spectator never sees a card face in anybody's hand, nor a hand panel
