@@ -11,7 +11,8 @@ Exit status: 0 the log only grew (with --update, OLD.json now holds the current 
 1 the server is caught: the proof fails, the log shrank, a signature does not match, or the key
 that signed the kept checkpoint is no longer listed (both checkpoints are printed, signed: the
 evidence); 2 the check could not be made (unreadable file, another log, the server unreachable
-or answering nonsense).
+or answering nonsense). OLD.json and the server's answers are read as `gruft verify` reads a
+document: an object that names a key twice is refused (exit 2), whichever one a reader took.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from domain.core.chain import strict_loads
 from replays.logproof import HASH, checkpoint_problem
 from service.merkle import verify_consistency
 from service.signing import check_signature
@@ -56,7 +58,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check, print the finding, answer the exit status."""
     try:
-        old = json.loads(Path(args.old).read_text("utf-8"))
+        # Read as documents are (gruft verify): a key twice in one object is refused, since
+        # readers disagree on which one counts (DuplicateKey, a ValueError).
+        old = strict_loads(Path(args.old).read_text("utf-8"))
         if isinstance(old, dict) and isinstance(old.get("log"), dict):
             old = old["log"]  # a whole export: the checkpoint of its `log` part
         if isinstance(old, dict) and isinstance(old.get("checkpoint"), dict):
@@ -119,7 +123,7 @@ def _get(server: str, path: str) -> Any:
         raise CannotCheck(f"{server} is not an http(s) URL")
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:  # noqa: S310 - checked above
-            return json.loads(answer.read())
+            return strict_loads(answer.read())
     except urllib.error.HTTPError as exc:
         raise CannotCheck(f"GET {path} answered {exc.code}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
