@@ -111,6 +111,10 @@ class Settings:
     trusted_hosts: tuple[str, ...] = _setting("GRUFT_TRUSTED_HOSTS", "", _hosts)
     workers: int = _setting("GRUFT_WORKERS", "2", _whole(1))
     threads: int = _setting("GRUFT_THREADS", "1000", _whole(1))
+    # slow and idle clients (api/serving_worker.py): read before any thread is given to them
+    header_timeout: float = _setting("GRUFT_HEADER_TIMEOUT", "5", _seconds(0.1, 600))
+    body_timeout: float = _setting("GRUFT_BODY_TIMEOUT", "30", _seconds(0.1, 3600))
+    connections_per_address: int = _setting("GRUFT_CONNECTIONS_PER_ADDRESS", "128", _whole(0))
     max_document_bytes: int = _setting("GRUFT_MAX_DOCUMENT_BYTES", str(8 * 1024 * 1024), _whole(1))
     verify_processes: int = _setting("GRUFT_VERIFY_PROCESSES", "1", _whole(0, 64))
     verify_queue: int = _setting("GRUFT_VERIFY_QUEUE", "4", _whole(1))
