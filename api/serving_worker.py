@@ -25,7 +25,8 @@ A body over 1 MiB (api.inputs.MAX_BODY_BYTES: only a replay document, verified o
 be larger) goes to a thread once its headers are in: the app refuses it unread (413 past
 GRUFT_MAX_DOCUMENT_BYTES; 429 past GRUFT_VERIFY_PER_ADDRESS documents of one address under way),
 and the thread reading it closes it after GRUFT_BODY_TIMEOUT of silence (400). What one address
-has being read in a worker is held to BUFFERED_BODIES such bodies (past it 503, Retry-After). TLS (gunicorn's --certfile) and
+has being read in a worker is held to about BUFFERED_BODIES bodies of 1 MiB: past it, its
+connections are read no further until some of it is dispatched (their deadlines still run). TLS (gunicorn's --certfile) and
 HTTP/2 by prior knowledge are served as gthread serves them (the handshake is a thread's; gruft
 serve offers neither: a proxy in front does TLS).
 """
@@ -33,6 +34,7 @@ serve offers neither: a proxy in front does TLS).
 from __future__ import annotations
 
 import contextlib
+import json
 import selectors
 import socket
 import struct
@@ -48,18 +50,26 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from api.inputs import MAX_BODY_BYTES
 from service.settings import Settings
 
-HEAD_MAX = 64 << 10  # bytes of request line and headers; past them 431 (gunicorn's limits: less)
+HEAD_MAX = 64 << 10  # bytes of request line and headers; past them 400 (gunicorn's limits: less)
 BODY_SLACK = 64 << 10  # beyond the largest body the app takes: chunk framing
 RECV_BYTES = 256 << 10  # read at a time from one connection
 ACCEPT_BATCH = 1024  # connections taken from the listening socket each time it is ready
 LOOK_EVERY = 0.05  # seconds between looks for connections past their deadline (at most)
-HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
-                  b"Content-Length: 0\r\n\r\n")
-# One address's requests being read in a worker hold at most this many times the largest body
-# read here; a connection that would pass it is told to come back (memory is not a free-for-all).
+
+
+def answer(status: bytes, code: str, message: str, *headers: bytes) -> bytes:
+    """A whole answer of the API's error shape (docs/api.md, Errors), closing the connection."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    return (b"HTTP/1.1 %b\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+            b"%bConnection: close\r\n\r\n%b" % (status, len(body), b"".join(headers), body))
+
+
+HEAD_TOO_LARGE = answer(b"400 Bad Request", "bad_request",
+                        "the request's line and headers are over 64 KiB")
+# One address's requests being read in a worker hold about this many times the largest body
+# read here; past it its connections are read no further (TCP holds their senders back) until
+# what was read is dispatched or dropped: memory is not a free-for-all.
 BUFFERED_BODIES = 8
-BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n"
-        b"Content-Length: 0\r\n\r\n")
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, keeping no state
 
@@ -163,6 +173,7 @@ class ReadingWorker(ThreadWorker):
         self.counts: Counter[str] = Counter()
         self.buffered: Counter[str] = Counter()  # bytes read and not yet dispatched, by address
         self.reading: dict[ReadConn, None] = {}  # connections whose request is being read
+        self.paused: dict[str, list[ReadConn]] = {}  # by address: read no further for now
         self.looked = 0.0
 
     # -- connections in ----------------------------------------------------------------------
@@ -227,12 +238,12 @@ class ReadingWorker(ThreadWorker):
         if not data:  # the client went away
             self.drop(conn)
             return
-        if self.buffered[conn.address] + len(data) > self.buffered_max:
-            self.drop(conn, BUSY)
-            return
         conn.buffer += data
         self.buffered[conn.address] += len(data)
         self.advance(conn)
+        if conn in self.reading and self.buffered[conn.address] > self.buffered_max:
+            self.poller.unregister(conn.sock)  # its deadline still runs (look_over)
+            self.paused.setdefault(conn.address, []).append(conn)
 
     def advance(self, conn: ReadConn) -> None:
         """Dispatch the request once it is whole, or answer what can never be."""
@@ -288,11 +299,22 @@ class ReadingWorker(ThreadWorker):
         self.enqueue_req(conn)
 
     def forget(self, conn: ReadConn) -> None:
-        """No longer reading `conn`: its bytes no longer count against its address."""
+        """No longer reading `conn`: its bytes no longer count against its address, whose
+        paused connections are read again once it is back under its share."""
         del self.reading[conn]
-        self.buffered[conn.address] -= len(conn.buffer)
-        if self.buffered[conn.address] <= 0:
-            del self.buffered[conn.address]
+        address = conn.address
+        self.buffered[address] -= len(conn.buffer)
+        if self.buffered[address] <= 0:
+            del self.buffered[address]
+        paused = self.paused.get(address)
+        if paused is None:
+            return
+        if conn in paused:
+            paused.remove(conn)
+        if not paused or self.buffered[address] <= self.buffered_max:
+            for waiting in self.paused.pop(address):
+                self.poller.register(waiting.sock, selectors.EVENT_READ,
+                                     partial(self.readable, waiting))
 
     def drop(self, conn: ReadConn, answer: bytes = b"") -> None:
         """Close a connection being read (gone, too slow, or refused with `answer`)."""
@@ -303,7 +325,13 @@ class ReadingWorker(ThreadWorker):
         self.forget(conn)
         if answer:
             with contextlib.suppress(OSError):
+                # What the client sent on is read first: a socket closed with bytes unread
+                # is reset, and the reset may reach the client before the answer does.
+                while conn.sock.recv(RECV_BYTES, socket.MSG_DONTWAIT):
+                    pass
+            with contextlib.suppress(OSError):
                 conn.sock.send(answer, socket.MSG_DONTWAIT)
+                conn.sock.shutdown(socket.SHUT_WR)
         self.nr_conns -= 1
         conn.close()
 
