@@ -26,9 +26,10 @@ be larger) goes to a thread once its headers are in: the app refuses it unread (
 GRUFT_MAX_DOCUMENT_BYTES; 429 past GRUFT_VERIFY_PER_ADDRESS documents of one address under way),
 and the thread reading it closes it after GRUFT_BODY_TIMEOUT of silence (400). What one address
 has being read in a worker is held to about BUFFERED_BODIES bodies of 1 MiB: past it, its
-connections are read no further until some of it is dispatched (their deadlines still run). TLS (gunicorn's --certfile) and
-HTTP/2 by prior knowledge are served as gthread serves them (the handshake is a thread's; gruft
-serve offers neither: a proxy in front does TLS).
+connections are read no further until some of it is dispatched (their deadlines still run).
+Headers past HEAD_MAX are a 400 of the API's error shape. TLS (gunicorn's --certfile) and HTTP/2
+by prior knowledge are served as gthread serves them (the handshake is a thread's; gruft serve
+offers neither: a proxy in front does TLS).
 """
 
 from __future__ import annotations
