@@ -20,7 +20,7 @@ of an application:
 - only a whole request goes to a thread: its bytes are handed to gunicorn's own parser (which
   reads them from its buffer, not the socket), so requests are parsed, answered, logged and kept
   alive exactly as gthread does, and a stream's thread still owns the request's socket
-  (api/stream_writer.py writes on it).
+  (service/live/stream_writer.py writes on it).
 A body over 1 MiB (api.inputs.MAX_BODY_BYTES: only a replay document, verified or imported, may
 be larger) goes to a thread once its headers are in: the app refuses it unread (413 past
 GRUFT_MAX_DOCUMENT_BYTES; 429 past GRUFT_VERIFY_PER_ADDRESS documents of one address under way),
