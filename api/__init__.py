@@ -65,6 +65,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # the eventsourcing environment given, under the variables the config sets.
     store = Games(env=env, settings=Settings.read(source({**os.environ, **env}, app.config)))
     app.extensions["gruft"] = store
+    if store.settings.trusted_hosts:  # GRUFT_TRUSTED_HOSTS: any other Host is a 400
+        app.config["TRUSTED_HOSTS"] = list(store.settings.trusted_hosts)
     # The read side (game index, statistics) beside it, one per Application, read through
     # api.reads. A served app starts following the log at once (a worker's runner thread
     # takes the lock if it is free); under tests the runner starts with the first read.

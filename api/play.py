@@ -21,6 +21,7 @@ import segno
 from flask import render_template, request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
+from werkzeug.exceptions import BadRequest
 
 from api.addresses import is_loopback, unreachable
 from api.auth import MAX_TOKEN_LENGTH, bearer_token, query_token
@@ -32,7 +33,7 @@ from api.schemas import MAX_CURSOR, CreateGame, Error, StrictSchema
 from api.settings import settings
 from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES, error_page
 from domain import available_games, game_class
-from domain.core.words import N_
+from domain.core.words import N_, Phrase
 from service import Forbidden, GameNotFound, Unauthorized
 from service.table.access import is_host
 from service.table.invitations import HOST_SEAT
@@ -98,7 +99,7 @@ def play_page(game_id: str):
         "seat": seat,
         "heartbeat": keepalive_seconds(),  # the stream's ping: silence much longer is a drop
         # the page's own address as links to it are made (the host's link to keep)
-        "page_url": url_for("play.play_page", game_id=game.id, _external=True),
+        "page_url": external_url("play.play_page", game_id=game.id),
         "urls": {
             "game": url_for("games.GameResource", game_id=game.id),
             "view": url_for("games.SeatView", game_id=game.id),
@@ -199,23 +200,29 @@ class Accepted(StrictSchema):
 def page_link(game_id: Any, code: str) -> tuple[str, bool]:
     """The play page's link with an invitation's `code`, and whether it points at a loopback
     address: under GRUFT_PUBLIC_URL where set, else at the address the request used."""
-    page = page_url(game_id)
+    page = external_url("play.play_page", game_id=game_id)
     return f"{page}?invite={quote(code, safe='')}", is_loopback(urlsplit(page).hostname or "")
 
 
-def page_url(game_id: Any) -> str:
-    """The play page's address for other devices: GRUFT_PUBLIC_URL's where set, else the one
-    this request used."""
+def external_url(endpoint: str, **values: Any) -> str:
+    """An absolute address of this server's: under GRUFT_PUBLIC_URL where it is set, else at
+    the `Host` the request named (one of GRUFT_TRUSTED_HOSTS where those are set: Flask refuses
+    any other before a route runs). A request without a usable `Host` (none, or a malformed one,
+    which Werkzeug reads as empty) gets a 400 rather than a link to `http:///…`."""
     base = settings().public_url
     if base:
-        return base + url_for("play.play_page", game_id=game_id)
-    return url_for("play.play_page", game_id=game_id, _external=True)
+        return base + url_for(endpoint, **values)
+    if not request.host:
+        raise BadRequest(Phrase(N_("the request's Host header is missing or malformed, so no "
+                                   "link to this server can be made from it")))
+    return url_for(endpoint, _external=True, **values)
 
 
 def links_unreachable(game_id: Any) -> bool:
     """Whether the links point where no other device can go (issue 33, item 3): loopback,
     the unspecified address, or a public URL this server does not listen at."""
-    return unreachable(page_url(game_id), public=bool(settings().public_url))
+    return unreachable(external_url("play.play_page", game_id=game_id),
+                       public=bool(settings().public_url))
 
 
 def qr_code(url: str) -> str:

@@ -46,9 +46,10 @@ from domain import available_games, game_class
 from service.runners.simulate import default_players, play_game
 
 SLICE_CPU_S = 0.01  # CPU of one kind's turn in a pass of the replay measurement
-# The benchmark is one client address holding every stream: the per-address cap (64 a worker,
-# api/holds.py) would open 128 of its 1,000.
-ONE_CLIENT = {"GRUFT_STREAMS_PER_ADDRESS": "100000"}
+# The benchmark is one client address holding every stream: the per-address caps (64 streams a
+# worker, api/holds.py; 128 connections a worker, serving/reading_worker.py) would open 128 of its
+# 1,000.
+ONE_CLIENT = {"GRUFT_STREAMS_PER_ADDRESS": "100000", "GRUFT_CONNECTIONS_PER_ADDRESS": "0"}
 STREAM_P99_TARGET_MS = 100.0  # issue 15: a command reaches every stream of its game within it
 
 

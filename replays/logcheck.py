@@ -13,7 +13,8 @@ Exit status: 0 the log only grew (with --update, OLD.json now holds the current 
 1 the server is caught: the proof fails, the log shrank, a signature does not match, or the key
 that signed the kept checkpoint is no longer listed (both checkpoints are printed, signed: the
 evidence); 2 the check could not be made (unreadable file, another log, the server unreachable
-or answering nonsense).
+or answering nonsense). OLD.json and the server's answers are read as `gruft verify` reads a
+document: an object that names a key twice is refused (exit 2), whichever one a reader took.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from domain.core.chain import strict_loads
 from replays.logproof import HASH, checkpoint_problem, note_checkpoint_problem
 from service.audit.merkle import verify_consistency
 from service.audit.signing import check_signature
@@ -63,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         text = Path(args.old).read_text("utf-8")
         if not text.lstrip().startswith("{"):
             return run_note(args, text)
-        old = json.loads(text)
+        # Read as documents are (gruft verify): a key twice in one object is refused, since
+        # readers disagree on which one counts (DuplicateKey, a ValueError).
+        old = strict_loads(text)
         if isinstance(old, dict) and isinstance(old.get("log_witnessed"), dict) and isinstance(
                 old["log_witnessed"].get("checkpoint"), str):
             return run_note(args, old["log_witnessed"]["checkpoint"])
@@ -187,7 +191,7 @@ def _get(server: str, path: str, text: bool = False) -> Any:
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:  # noqa: S310 - checked above
             body = answer.read()
-            return body.decode("utf-8") if text else json.loads(body)
+            return body.decode("utf-8") if text else strict_loads(body)
     except urllib.error.HTTPError as exc:
         raise CannotCheck(f"GET {path} answered {exc.code}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:  # UnicodeDecodeError too

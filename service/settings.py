@@ -74,6 +74,14 @@ def _origins(text: str) -> tuple[str, ...]:
     return tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
 
 
+def _hosts(text: str) -> tuple[str, ...]:
+    """comma-separated host names (a leading dot takes a domain's subdomains too)"""
+    hosts = tuple(h.strip().lower() for h in text.split(",") if h.strip())
+    if any(not h.strip(".") or any(c in h for c in "/@ ") for h in hosts):
+        raise ValueError(text)
+    return hosts
+
+
 def _address(text: str) -> str:
     """an http:// or https:// address, e.g. http://192.168.1.20:8000"""
     if not text.startswith(("http://", "https://")) or len(text) > 500:
@@ -116,8 +124,13 @@ class Settings:
     host: str = _setting("GRUFT_HOST", "127.0.0.1")
     port: int = _setting("GRUFT_PORT", "8000", _whole(0, 65535))
     public_url: str | None = _setting("GRUFT_PUBLIC_URL", None, _address)
+    trusted_hosts: tuple[str, ...] = _setting("GRUFT_TRUSTED_HOSTS", "", _hosts)
     workers: int = _setting("GRUFT_WORKERS", "2", _whole(1))
     threads: int = _setting("GRUFT_THREADS", "1000", _whole(1))
+    # slow and idle clients (serving/reading_worker.py): read before any thread is given to them
+    header_timeout: float = _setting("GRUFT_HEADER_TIMEOUT", "5", _seconds(0.1, 600))
+    body_timeout: float = _setting("GRUFT_BODY_TIMEOUT", "30", _seconds(0.1, 3600))
+    connections_per_address: int = _setting("GRUFT_CONNECTIONS_PER_ADDRESS", "128", _whole(0))
     max_document_bytes: int = _setting("GRUFT_MAX_DOCUMENT_BYTES", str(8 * 1024 * 1024), _whole(1))
     verify_processes: int = _setting("GRUFT_VERIFY_PROCESSES", "1", _whole(0, 64))
     verify_queue: int = _setting("GRUFT_VERIFY_QUEUE", "4", _whole(1))

@@ -17,12 +17,16 @@ from service.settings import Settings, SettingsError, check_settings, data_dir, 
 from service.store.health import StoreNotWritable, check_folder, check_intact, check_writable
 from serving.gunicorn_hooks import OWNED
 
-# The serving model (issue 15): gunicorn's gthread workers. Each worker's main loop accepts
-# connections and waits for idle ones in a selector; every request, a live stream included, gets a
-# thread of the worker's pool. A stream holds its thread while it is open, waiting on a condition
-# (no CPU), so a worker holds as many streams as it has threads; a slow or idle client ties up
-# only its own connection, never the worker (sync workers serve one request at a time, and two
-# slow clients froze a two-worker server for 30 s: issue 16). Measured by bench/streams.py.
+# The serving model (issue 15): gunicorn's gthread workers, whose main loop reads each request
+# whole before a thread gets it (serving/reading_worker.py, issue 32): it accepts connections, caps
+# them per address, waits for idle ones and reads requests in a selector, under deadlines; every
+# whole request, a live stream included, gets a thread of the worker's pool. A stream holds its
+# thread while it is open, waiting on a condition (no CPU), so a worker holds as many streams as
+# it has threads; a slow or idle client holds only its own connection, never a thread (sync
+# workers serve one request at a time, and two slow clients froze a two-worker server for 30 s:
+# issue 16; gthread's threads read headers with no deadline, and 2,400 half-sent requests froze
+# it: issue 32). Measured by bench/streams.py.
+WORKER_CLASS = "serving.reading_worker.ReadingWorker"
 DEFAULT_WORKERS = Settings().workers
 DEFAULT_THREADS = Settings().threads  # per worker; started on demand, an idle pool costs nothing
 KEEPALIVE_SPARE = 100  # idle kept-alive connections a worker keeps beyond its threads
@@ -34,7 +38,7 @@ def worker_options(workers: int, threads: int) -> list[str]:
     A worker accepts at most threads + KEEPALIVE_SPARE connections: beyond that the others take
     them, and no accepted request waits long for a thread while streams hold the rest.
     """
-    return ["--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
+    return ["--workers", str(workers), "--worker-class", WORKER_CLASS, "--threads", str(threads),
             "--worker-connections", str(threads + KEEPALIVE_SPARE)]
 
 
@@ -279,10 +283,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     defaults = Settings()
     p = sub.add_parser(
         "serve", help="run the REST API (SQLite in ./data by default)",
-        description="Run the REST API under gunicorn with threaded (gthread) workers: every "
-                    "request, a live stream included, holds one thread of its worker while it "
-                    "runs, so the server holds about workers x threads open streams and still "
-                    "answers commands; slow or idle clients never block a worker.",
+        description="Run the REST API under gunicorn with threaded (gthread) workers that read "
+                    "each request whole, under deadlines, before a thread serves it: every "
+                    "request, a live stream included, then holds one thread of its worker while "
+                    "it runs, so the server holds about workers x threads open streams and still "
+                    "answers commands; slow or idle clients hold no thread.",
         epilog=f"Where the data goes: the games in GAMES_DB (a SQLite file, default "
                f"{defaults.games_db}, under the folder it starts in; or a PostgreSQL store, see "
                f"docs/deployment.md), the signing key in GRUFT_DATA_DIR (default: GAMES_DB's "

@@ -276,3 +276,63 @@ def test_other_games_legal_moves_have_no_previews(client, key):
     answer = client.get(f"/games/{game['game_id']}/legal-moves",
                         headers=bearer(game["player_tokens"][first])).get_json()
     assert answer["moves"] and "previews" not in answer
+
+
+# -- the links' host (issue 32, item 10) -------------------------------------------------------
+
+def links_of(client, game: dict, host: str):
+    """The invitation answer and the play page for a request naming `host` as its Host."""
+    over = {"HTTP_HOST": host}
+    invited = client.post(f"/games/{game['game_id']}/invitations", json={"players": ["Ann"]},
+                          headers=bearer(game["host_token"]), environ_overrides=over)
+    page = client.get(f"/games/{game['game_id']}/play", environ_overrides=over)
+    return invited, page
+
+
+def test_links_never_follow_a_host_not_trusted(sqlite_env):
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env,
+                      "GRUFT_TRUSTED_HOSTS": "games.example, .club.example, localhost"})
+    client = app.test_client()
+    try:
+        game = create(client)
+        # Fail a request naming another host: 400 before any link is made of it.
+        for host in ("evil.example", "games.example.evil.example", "evil.example:8000"):
+            invited, page = links_of(client, game, host)
+            assert invited.status_code == 400, invited.get_json()
+            assert invited.get_json()["error"]["code"] == "bad_request"
+            assert page.status_code == 400 and b"//evil" not in invited.data + page.data
+        # Check the hosts listed (a port beside them, a subdomain of a dotted one) make links.
+        for host in ("games.example:8000", "a.club.example"):
+            invited, page = links_of(client, game, host)
+            assert invited.status_code == 200, invited.get_json()
+            link = invited.get_json()["invitations"][0]["url"]
+            assert link.startswith(f"http://{host}/games/{game['game_id']}/play?invite="), link
+            assert page_data(page.data)["page_url"] == f"http://{host}/games/{game['game_id']}/play"
+    finally:
+        app.extensions["gruft"].close()
+
+
+def test_a_malformed_host_makes_no_link(client):
+    game = create(client)
+    for host in ("bad host", "", "x/y"):
+        invited, page = links_of(client, game, host)
+        # Fail it (400) rather than answer a link to http:///games/…
+        assert invited.status_code == 400, invited.get_json()
+        assert "Host" in invited.get_json()["error"]["message"]
+        assert page.status_code == 400 and b"http:///" not in invited.data + page.data
+
+
+def test_the_public_url_makes_every_link_whatever_the_host(sqlite_env):
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env,
+                      "GRUFT_PUBLIC_URL": "https://play.example"})
+    client = app.test_client()
+    try:
+        game = create(client)
+        for host in ("evil.example", "bad host"):
+            invited, page = links_of(client, game, host)
+            assert invited.status_code == 200, invited.get_json()
+            page_url = f"https://play.example/games/{game['game_id']}/play"
+            assert invited.get_json()["invitations"][0]["url"].startswith(page_url + "?invite=")
+            assert page_data(page.data)["page_url"] == page_url
+    finally:
+        app.extensions["gruft"].close()

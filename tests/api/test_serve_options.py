@@ -24,6 +24,10 @@ def exec_argv(monkeypatch):
     seen: list[list[str]] = []
     monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))  # its changes stay here
     monkeypatch.setattr(serve_cli.os, "execv", lambda path, argv: seen.append(argv))
+    # What serve() sets for its workers (the metrics folder, GRUFT_STREAMS_MAX) goes into a copy
+    # of the environment: left in this process's, every server a later test starts would
+    # inherit it (a metrics folder not its own, another server's cap on streams).
+    monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))
     return seen
 
 
@@ -36,7 +40,8 @@ def test_default_serving_model(exec_argv, monkeypatch):
     monkeypatch.delenv("GRUFT_THREADS", raising=False)
     main(["serve", "--fd", "7"])
     (argv,) = exec_argv
-    assert option(argv, "--worker-class") == "gthread"
+    # gthread's worker, reading each request whole before a thread gets it (issue 32).
+    assert option(argv, "--worker-class") == "serving.reading_worker.ReadingWorker"
     assert option(argv, "--workers") == str(serve_cli.DEFAULT_WORKERS)
     assert option(argv, "--threads") == str(serve_cli.DEFAULT_THREADS)
     # A worker takes no more connections than it can serve (plus a few idle kept-alive ones).

@@ -87,6 +87,12 @@ def test_update_keeps_the_newer_checkpoint(sqlite_env, tmp_path):
         # Check a checkpoint whose signature does not match is the server's fault shown: 1.
         forged = gruft("log", "check", str(kept), "--server", f"http://127.0.0.1:{port}")
         assert forged.returncode == 1 and "signature does not match" in forged.stdout
+        # Fail a checkpoint naming a key twice (issue 32, item 10): read as documents are, it
+        # cannot be checked (2), whichever `size` another reader would have taken.
+        kept.write_text(json.dumps(checkpoint)[:-1] + f', "size": {checkpoint["size"]}}}')
+        twice = gruft("log", "check", str(kept), "--server", f"http://127.0.0.1:{port}")
+        assert twice.returncode == 2, twice.stdout + twice.stderr
+        assert "'size' appears twice" in twice.stderr
         kept.write_text(json.dumps(checkpoint))
         result = gruft("log", "check", str(kept), "--server", f"http://127.0.0.1:{port}",
                        "--update")

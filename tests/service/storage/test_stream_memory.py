@@ -89,7 +89,8 @@ def test_many_small_stream_requests_grow_a_worker_by_less_than_100_mib(sqlite_en
     # Streams closed by their client linger until a keepalive finds them gone; the attacker
     # here is one address, standing for the many addresses a real one would use.
     with served_gruft(sqlite_env, tmp_path, workers=2, GRUFT_STREAM_KEEPALIVE="0.5",
-                      GRUFT_STREAMS_PER_ADDRESS="10000") as served:
+                      GRUFT_STREAMS_PER_ADDRESS="10000",
+                      GRUFT_CONNECTIONS_PER_ADDRESS="0") as served:
         for after in range(0, 40):  # warm both workers: the game cached, every module loaded
             small_request(served.port, gid, after)
         before = {pid: rss(pid) for pid in served.workers()}
