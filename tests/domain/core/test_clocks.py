@@ -1,6 +1,6 @@
-"""Clocks and seats handed over, in the shared core (domain/core/clocks.py, domain/core/game.py).
+"""Clocks and seats handed over, in the shared core (domain/core/clocks.py, domain/core/seats.py).
 
-Every event's timestamp comes from a hand-moved clock (`recorded_timestamps`), so each test
+Every event's timestamp comes from a hand-moved clock (a `Replay` of its times), so each test
 says exactly how long every move took; replay rebuilds the clocks from the stored timestamps.
 """
 
@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from domain import available_games, game_class
-from domain.core import Aborted, BadCommand, BadSetup, Game, event_record, recorded_timestamps
+from domain.core import Aborted, BadCommand, BadSetup, Game, Replay, event_record
 from domain.core.clocks import clocks_at, deadline
 from tests.kit import SHORT_OPTIONS, T0, HandClock, seats
 
@@ -19,16 +19,14 @@ CLOCK = {"bank": 60, "increment": 5}
 
 
 def started(key: str, hand: HandClock, clock: dict | None = CLOCK) -> Game:
-    with recorded_timestamps(hand.stamps()):
-        return game_class(key).start(seats(key), seed=7, options=SHORT_OPTIONS[key],
-                                     salt="ab" * 32, clock=clock)
+    return game_class(key).start(seats(key), seed=7, options=SHORT_OPTIONS[key],
+                                 salt="ab" * 32, clock=clock, replay=Replay(timestamps=hand.stamps()))
 
 
 def move(game: Game, hand: HandClock, player: str | None = None) -> str:
     """The first legal move of `player` (else of the first seat awaited); answers who moved."""
     player = player or game.to_act[0]
-    with recorded_timestamps(hand.stamps()):
-        game.execute(player, game.legal_moves(player)[0])
+    game.execute(player, game.legal_moves(player)[0])  # at the hand clock's time: started()
     return player
 
 
@@ -92,8 +90,7 @@ def test_a_clock_runs_out_no_earlier_than_its_deadline_and_the_next_move_clears_
         game.expire_clock(waiting, due)
     # Check at the deadline it runs out: recorded, the seat's time is 0, its move is the bot's.
     hand.now = due
-    with recorded_timestamps(hand.stamps()):
-        game.expire_clock(player, due)
+    game.expire_clock(player, due)
     assert event_record(game.pending_events[-1])["type"] == "ClockExpired"
     assert game.expired == [player]
     assert clocks_at(game, due + timedelta(seconds=3))[player]["remaining"] == 0

@@ -1,5 +1,5 @@
 """The core's fast paths give what the slow ones gave: the same canonical text and chain links,
-the same events through eventsourcing (domain/core/chain.py, domain/core/game.py)."""
+the same events through eventsourcing (domain/core/chain.py, domain/core/fast_events.py)."""
 
 from __future__ import annotations
 
