@@ -98,23 +98,28 @@ def recorder(decorator: CommandMethodDecorator, event_class: Any) -> Any:
     """A stand-in for an ``@event`` method that triggers its event class directly.
 
     eventsourcing's bound decorator object re-reads the method's signature on every call to
-    turn arguments into event fields (docs/performance.md). Our commands always name every
-    field, so a call whose keywords are exactly the method's parameters is triggered as is;
-    any other call (positional arguments, defaults left out, a wrong name) takes the
-    library's own path, with its own errors. Same event class, same fields, same ``apply``.
+    turn arguments into event fields (docs/performance.md). The stand-in is written out with
+    the method's own parameters and defaults, as ``dataclasses`` writes out an ``__init__``:
+    Python binds the arguments (and refuses a wrong call with its own TypeError), and the
+    event's fields are the parameters in their order, defaults filled in, as the library's
+    path makes them. A method with other kinds of parameters keeps the library's path.
     """
     func = decorator.decorated_func
-    order = tuple(signature(func).parameters)[1:]  # the event class's own fields, in order
-    names = frozenset(order)
-
-    def record(self: Any, *args: Any, **fields: Any) -> None:
-        if args or fields.keys() != names:
+    params = list(signature(func).parameters.values())[1:]  # the event class's own fields
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or func.__kwdefaults__:
+        def record(self: Any, *args: Any, **fields: Any) -> None:
             BoundCommandMethodDecorator(decorator, self).trigger(*args, **fields)
-        else:
-            self._trigger_exact(event_class, {name: fields[name] for name in order})
-
-    record.__name__, record.__qualname__, record.__doc__ = (
-        func.__name__, func.__qualname__, func.__doc__)
+    else:
+        names = [p.name for p in params]
+        text = (f"def {func.__name__}(self, {', '.join(names)}):\n"
+                f"    self._trigger_exact(event_class, "
+                f"{{{', '.join(f'{n!r}: {n}' for n in names)}}})\n")
+        scope = {"event_class": event_class}
+        exec(compile(text, f"<{func.__qualname__} recorder>", "exec"), scope)  # names: identifiers
+        record = scope[func.__name__]
+        record.__defaults__ = func.__defaults__
+    record.__name__, record.__qualname__, record.__doc__, record.__module__ = (
+        func.__name__, func.__qualname__, func.__doc__, func.__module__)
     record.__wrapped__ = func  # type: ignore[attr-defined]
     return record
 
@@ -196,6 +201,13 @@ class Making:
         finally:
             self.__dict__.pop("_by", None)  # none triggered: nothing left for the next
 
+    def collect_events(self) -> list[Any]:
+        """eventsourcing's ``collect_events`` (the pending events, the list emptied in place),
+        in two steps instead of a ``pop(0)`` per event: the rules collect after every command."""
+        collected = self._pending_events[:]
+        self._pending_events.clear()
+        return collected
+
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         # eventsourcing's Aggregate.trigger_event (our games define no TOPIC, whose check is the
         # only other thing it does); the library binds the keywords to the method's fields first.
@@ -225,13 +237,12 @@ class Making:
                         else applier[2])
         new_event = object.__new__(event_class)
         object.__setattr__(new_event, "__dict__", {
-            "originator_id": self._id, "originator_version": version, "timestamp": timestamp,
+            "originator_id": self.id, "originator_version": version, "timestamp": timestamp,
             "prev_hash": prev, "hash": digest, **fields, "by": by})
         if applier is None:
             new_event.mutate(self)
         else:  # mutate, written out for an event made here
-            body, names, _ = applier
-            body(self, **{n: fields[n] for n in names if n in fields})
+            applier[0](self, **fields)  # the fields are the method's own (or a lifecycle's subset)
             self._version, self._modified_on = version, timestamp
             starts = event_class.STARTS
             if starts:

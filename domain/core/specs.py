@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from domain.core.errors import BadCommand, BadSetup
@@ -82,9 +83,14 @@ class Command:
     method: str
     params: dict[str, Param] = field(default_factory=dict)
 
+    @cached_property
+    def accepted(self) -> frozenset[str]:
+        """The fields a command of this type may carry: its own and its `type`."""
+        return frozenset(self.params) | {"type"}
+
     def read(self, type_: str, command: dict[str, Any]) -> dict[str, Any]:
         """The command's fields, checked; unknown and missing fields are refused."""
-        if not command.keys() <= self.params.keys() | {"type"}:
+        if not command.keys() <= self.accepted:
             unknown = sorted(set(command) - set(self.params) - {"type"})
             raise BadCommand(N_("command %(type_)r has no field %(unknown)s"), type_=type_,
                              unknown=', '.join(map(repr, unknown)))
