@@ -18,7 +18,9 @@ from domain.core.errors import (
     NotYourTurn,
     Refusal,
 )
-from domain.core.game import Command, Game, Metric, Option, Param, Replay, Sample
+from domain.core.game import Game
+from domain.core.replay import Replay
+from domain.core.specs import Command, Metric, Option, Param, Sample
 from domain.core.visibility import ACTOR, HOST, HOST_ONLY, PER_PLAYER, SPECTATOR, Viewer
 
 __all__ = [

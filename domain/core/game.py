@@ -4,10 +4,10 @@ A game is an eventsourcing ``Aggregate``. Its public command methods check the r
 ``Refusal`` with the ruling id) and compute everything random, then trigger exactly the events
 that record the outcome; the ``@event`` bodies only assign, because they run again on every
 replay. This base adds what every game shares: setup checks, command dispatch, the shared
-lifecycle's events (abort, fork, seats handed over, clocks run out), legal-move normalisation and
-the views. How events are made, chained and applied is domain.core.fast_events; forks, seats and
-clocks are domain.core.forks, domain.core.seats and domain.core.clocks; what a replay imposes,
-domain.core.replay.
+lifecycle's events (abort, fork, seats handed over, clocks run out) and legal-move
+normalisation. How events are made, chained and applied is domain.core.fast_events; forks,
+seats, clocks and the views are domain.core.forks, .seats, .clocks and .views; what a replay
+imposes, domain.core.replay.
 """
 
 from __future__ import annotations
@@ -29,11 +29,9 @@ from domain.core.names import check_recorded_names, seat_names
 from domain.core.narration import Narrator
 from domain.core.replay import Replay, upcast
 from domain.core.seats import Seats, check_bot_seats
-from domain.core.specs import Command, Metric, Option, Param, Sample
-from domain.core.visibility import Viewer, redact_event_data, sees_everything
+from domain.core.specs import Sample
+from domain.core.views import Views
 from domain.core.words import N_, Term
-
-__all__ = ["Command", "Game", "Metric", "Option", "Param", "Replay", "Sample"]
 
 MAX_ABORT_REASON = 500  # characters of the reason a host gives for aborting a game
 
@@ -46,7 +44,7 @@ def _event_types(cls: type[Game]) -> tuple[str, ...]:
                         and issubclass(getattr(cls, name), Game.Event)))
 
 
-class Game(Making, Forks, Seats, Clocked, Aggregate):
+class Game(Making, Forks, Seats, Clocked, Views, Aggregate):
     """Base of the four games: the shared lifecycle around a game's own rules."""
 
     # Class attributes carry no annotations on purpose: eventsourcing turns an annotated
@@ -339,73 +337,6 @@ class Game(Making, Forks, Seats, Clocked, Aggregate):
         """What each of `moves` would do, in their order, for a page to show before one is
         sent; None for a game with nothing to foresee. Only what `player` may see goes in."""
         return None
-
-    # -- views ----------------------------------------------------------------------------
-
-    @property
-    def status(self) -> str:
-        if self.aborted:
-            return "aborted"
-        return "finished" if self.finished else "in_progress"
-
-    def receipted(self, player: str) -> tuple[int, str] | None:
-        """(version, hash) of the last event `player`'s last move stored; None before any."""
-        if self._mover == player:  # the newest step is that move's
-            return self.version, self.chain_hash
-        last = (self._receipted or {}).get(player)
-        return None if last is None else (last[0], last[1])
-
-    @property
-    def revealed(self) -> bool:
-        """Whether everything about the game is public, as far as the game alone knows: it is
-        over and in no sealed family (a family member is revealed when every game of its family
-        is over, which the service decides: service.seals)."""
-        return self.finished and self.family is None
-
-    def view(self, viewer: Viewer, revealed: bool | None = None) -> dict[str, Any]:
-        """The view docs/api.md describes, with what `viewer` may see of the game now
-        (`revealed`: whether its secrets are public, by default `self.revealed`)."""
-        public = sees_everything(viewer, self.revealed if revealed is None else revealed)
-        return self.seat_view(self.public_view(public), viewer)
-
-    def public_view(self, with_seed: bool) -> dict[str, Any]:
-        """The part of every view that all viewers share (the seed and salt `with_seed`: for
-        the host, or everybody once the game is over)."""
-        out: dict[str, Any] = {
-            "game_id": str(self.id),
-            "game": self.KEY,
-            "players": list(self.players),
-            "status": self.status,
-            "version": self.version,
-            "to_act": [] if self.finished else list(self.to_act),
-            "scores": dict(self.scores),
-            "winners": list(self.winners),
-            "seed_commitment": self.seed_commitment,
-            "options": dict(self.options),
-            "state": self.public_state(),
-        }
-        if self.parent is not None:
-            out["parent"] = dict(self.parent)
-        if with_seed:
-            out["seed"] = self.seed
-            if self.salt is not None:
-                out["salt"] = self.salt
-        return out
-
-    def seat_view(self, public: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-        """A new view: `public` (left unchanged, so several viewers may share it) and what
-        `viewer`'s own seat adds."""
-        out = dict(public)
-        if viewer.player is not None:
-            out["you"] = viewer.player
-            out["private"] = self.private_state(viewer.player)
-        return out
-
-    def redact(self, event_type: str, data: dict[str, Any], viewer: Viewer,
-               revealed: bool | None = None) -> dict[str, Any]:
-        """An event's data as `viewer` may see it now (`revealed` as for `view`)."""
-        return redact_event_data(self.SECRET_FIELDS, event_type, data, viewer,
-                                 self.revealed if revealed is None else revealed)
 
     # -- what each game provides ----------------------------------------------------------
 
