@@ -10,6 +10,10 @@ from domain.core.errors import BadCommand, BadSetup
 from domain.core.words import N_
 
 
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
 @dataclass(frozen=True)
 class Option:
     """A game option: its default and what it may be (an integer range, or a set of words)."""
@@ -51,7 +55,7 @@ class Param:
     def read(self, name: str, value: Any) -> Any:
         """The checked value, or BadCommand with a sentence."""
         if self.kind is list:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            if not isinstance(value, list) or not all(map(_is_str, value)):
                 raise BadCommand(N_("field %(name)r must be a list of card codes"), name=name)
             if len(value) > self.LIST_MAX:
                 raise BadCommand(N_("field %(name)r is too long"), name=name)
