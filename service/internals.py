@@ -22,13 +22,16 @@ shared module would add a call to every event on a measured hot path. This modul
    (the attributes behind its ``version`` and ``modified_on`` properties), events built as the
    mapper builds stored ones (``object.__new__`` then ``__dict__``), and
    ``CanMutateAggregate.mutate``/``apply`` written out.
-   Why: the bound ``@event`` decorator re-reads the method's signature on every call; the
+   Why: the bound ``@event`` decorator re-reads the method's signature on every call (the
+   stand-in is written out with the method's own parameters, as ``dataclasses`` writes an
+   ``__init__``; a method with keyword-only or variadic parameters keeps the library's path); the
    frozen dataclass ``__init__`` only re-checks the names; the written-out ``mutate`` looks
    the fields up once per class; an event made live is applied where it is made, without
    ``mutate``'s checks of an id and a version it was just given (each measured in
    docs/performance.md, "What a command costs" and "The core won back").
    Tests: tests/domain/core/test_event_fast_paths.py (same events, same fields in the same
-   order, the same chain links, the library's path for any other call).
+   order, the same chain links, a wrong call refused as the library refuses it),
+   tests/domain/core/test_replay.py (what a ``Replay`` imposes, and its end).
    Event shapes: an event read in an older shape than its type's ``class_version`` reaches
    this fast path already upcast, by the library's mapper (``upcast_vN_vM`` on the event
    class, a public hook) or by ``Game.event_from_record``; it carries what was stored under
