@@ -19,14 +19,17 @@ CLOCK = {"bank": 60, "increment": 5}
 
 
 def started(key: str, hand: HandClock, clock: dict | None = CLOCK) -> Game:
+    """A game whose every event is stamped with `hand`'s time (a Replay of its times)."""
     return game_class(key).start(seats(key), seed=7, options=SHORT_OPTIONS[key],
-                                 salt="ab" * 32, clock=clock, replay=Replay(timestamps=hand.stamps()))
+                                 salt="ab" * 32, clock=clock,
+                                 replay=Replay(timestamps=hand.stamps()))
 
 
-def move(game: Game, hand: HandClock, player: str | None = None) -> str:
-    """The first legal move of `player` (else of the first seat awaited); answers who moved."""
+def move(game: Game, player: str | None = None) -> str:
+    """The first legal move of `player` (else of the first seat awaited), at the hand clock's
+    time (`started`); answers who moved."""
     player = player or game.to_act[0]
-    game.execute(player, game.legal_moves(player)[0])  # at the hand clock's time: started()
+    game.execute(player, game.legal_moves(player)[0])
     return player
 
 
@@ -64,7 +67,7 @@ def test_a_seat_is_charged_the_time_between_the_stored_events_and_gets_its_incre
     assert view[first] == {"remaining": 50.0, "running": True}
     assert all(not v["running"] and v["remaining"] == 60 for p, v in view.items() if p != first)
     # Check a move 10 s in leaves 60 - 10 + 5 seconds, and the next seat's clock starts.
-    move(game, hand, first)
+    move(game, first)
     view = clocks_at(game, hand.now)
     assert view[first] == {"remaining": 55.0, "running": False}
     assert [p for p, v in view.items() if v["running"]] == game.to_act
@@ -99,7 +102,7 @@ def test_a_clock_runs_out_no_earlier_than_its_deadline_and_the_next_move_clears_
         game.expire_clock(player, due)
     # Check the seat's move (the bot's) clears it and adds the increment.
     hand.after(0.5)
-    move(game, hand, player)
+    move(game, player)
     assert game.expired == [] and game.clock_left[player] == CLOCK["increment"]
     assert replayed(game).expired == []
 
@@ -110,7 +113,7 @@ def test_clocks_follow_every_game_to_its_end(key):
     game = started(key, hand)
     while not game.finished:
         hand.after(1)
-        move(game, hand)
+        move(game)
         # Check exactly the awaited seats' clocks run, and nobody's time is negative.
         view = clocks_at(game, hand.now)
         assert sorted(p for p, v in view.items() if v["running"]) == sorted(
