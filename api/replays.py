@@ -15,8 +15,8 @@ from api.inputs import parse_body, request_bytes
 from api.verifying import verifier
 from domain.core.words import N_, Phrase
 from replays.document import build_document, describe, verify
-from service.arbiter import origin_of
-from service.signing import SigningKey, check_signature
+from service.audit.arbiter import origin_of
+from service.audit.signing import SigningKey, check_signature
 
 blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
 

@@ -120,8 +120,8 @@ def verify_body(body: bytes, ring: list[str], lang: str = "en") -> tuple[str, An
     from the catalogs, as the process has no request) or ("bad", why unreadable)."""
     from api.inputs import parse_body
     from replays.document import verify
+    from service.audit.signing import check_signature
     from service.catalogs import translations
-    from service.signing import check_signature
 
     try:
         document = parse_body(body)

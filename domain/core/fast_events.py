@@ -2,7 +2,7 @@
 
 A game's ``@event`` methods, its creation and the lifecycle's events are made here, as
 eventsourcing would make them, only faster: each reach into the library's internals is listed
-with its measured reason in service/internals.py (reach 1) and checked by
+with its measured reason in service/store/internals.py (reach 1) and checked by
 tests/service/test_internals.py; what each saves is in docs/performance.md ("What a command
 costs", "The core won back"). The rules never call these directly: ``Game`` inherits them.
 

@@ -31,7 +31,7 @@ class Views:
     def revealed(self) -> bool:
         """Whether everything about the game is public, as far as the game alone knows: it is
         over and in no sealed family (a family member is revealed when every game of its family
-        is over, which the service decides: service.seals)."""
+        is over, which the service decides: service.audit.seals)."""
         return self.finished and self.family is None
 
     def view(self, viewer: Viewer, revealed: bool | None = None) -> dict[str, Any]:

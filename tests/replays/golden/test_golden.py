@@ -8,7 +8,7 @@ import pytest
 from domain import available_games, game_class
 from domain.core import event_data, event_hash
 from replays.document import verify
-from service.signing import SigningKey, check_signature
+from service.audit.signing import SigningKey, check_signature
 from tests.replays.golden.regenerate import HERE, golden_document, path_of
 
 # A test-only key kept beside the documents (never a server's key).
