@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from domain import GAMES, game_class
-from domain.core.game import SEED_MAX_BITS, SEED_MAX_LENGTH
+from domain.core.dealing import SEED_MAX_BITS, SEED_MAX_LENGTH
 from replays.document import FORMAT_VERSIONS
 
 METHODS = ("get", "post", "put", "patch", "delete")

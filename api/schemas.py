@@ -13,7 +13,8 @@ from domain import GAMES, game_class
 from domain.core import BadSetup, Param
 from domain.core.chain import AUTHORS
 from domain.core.clocks import BANK_MAX, INCREMENT_MAX
-from domain.core.game import MAX_ABORT_REASON, check_seed
+from domain.core.dealing import check_seed
+from domain.core.game import MAX_ABORT_REASON
 from domain.core.names import MAX_NAME_LENGTH
 from domain.core.words import N_
 from service.audit.arbiter import KINDS as ANNOTATION_KINDS

@@ -15,6 +15,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--streams", action="store_true",
                    help="the stream rounds alone (1,000 streams, or 200 with --quick) and their "
                         "targets")
+    p.add_argument("--domain", action="store_true",
+                   help="the domain rounds alone (each game's pure domain against RLCard) and "
+                        "their targets")
     p.add_argument("--crash", action="store_true",
                    help="the crash test instead: SIGKILL workers under load on SQLite and "
                         "PostgreSQL, then check every answered command is in the log and every "

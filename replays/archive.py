@@ -24,7 +24,6 @@ from eventsourcing.utils import get_topic
 from domain import available_games, game_class
 from domain.core import HOST
 from domain.core.chain import DuplicateKey, strict_loads
-from domain.core.game import recorded_id
 from replays.document import build_document, describe, verify
 from service.audit.signing import check_signature
 from service.errors import GameNotFound
@@ -99,8 +98,9 @@ def restore_one(games: Any, key: Any, line: str) -> tuple[str, Any]:
         return "skipped", game_id
     except GameNotFound:
         pass
-    with recorded_id(game_id):  # stored under the id it had where it was archived
-        verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature)
+    # stored under the id it had where it was archived
+    verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature,
+                     game_id=game_id)
     if not verdict.valid:
         raise RestoreError(f"game {game_id} is not valid here: {describe(verdict.problems[0])}")
     # The server's bots go on playing the seats the game's creation gave them.

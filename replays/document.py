@@ -32,10 +32,10 @@ from domain.core import (
     Game,
     GameError,
     Refusal,
+    Replay,
     canonical,
     event_hash,
     record_hash,
-    recorded_timestamps,
     seed_commitment,
 )
 from domain.core.chain import (
@@ -50,7 +50,6 @@ from domain.core.chain import (
     timestamp_text,
 )
 from domain.core.clocks import deadline
-from domain.core.game import recorded_authors, recorded_shapes
 from domain.core.words import N_, Gettext, Phrase, Said, english
 from replays.logproof import log_problem
 from replays.schema_words import schema_words
@@ -177,8 +176,9 @@ def describe(problem: dict[str, Any], gettext: Gettext = english) -> str:
 
 
 def verify(document: Any, trusted_keys: list[str] | None = None,
-           check_signature=None) -> Verdict:
-    """Check a replay document completely; `trusted_keys` are the PEMs whose signature counts."""
+           check_signature=None, game_id: Any = None) -> Verdict:
+    """Check a replay document completely; `trusted_keys` are the PEMs whose signature counts.
+    `game_id`: the id the game re-run takes (a restore keeps its games' ids), else a new one."""
     verdict = Verdict()
     if not _check_shape(document, verdict):
         return verdict
@@ -190,7 +190,7 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
     _check_origin(document, verdict)
     _check_times(document, verdict)
     _check_seed(document, verdict)
-    game = _rerun(document, verdict)
+    game = _rerun(document, verdict, game_id)
     if game is not None:
         verdict.game = game
         verdict.scores, verdict.winners = dict(game.scores), list(game.winners)
@@ -474,8 +474,9 @@ def _check_annotations(doc: dict, verdict: Verdict) -> None:
         prev = note["hash"]
 
 
-def _rerun(doc: dict, verdict: Verdict) -> Game | None:
-    """Play the recorded game again through the rules; None after the first divergence."""
+def _rerun(doc: dict, verdict: Verdict, game_id: Any = None) -> Game | None:
+    """Play the recorded game again through the rules; None after the first divergence. The
+    game answered makes its next events as a live game does (Game.end_replay)."""
     records = doc["events"]
     cls = game_class(doc["game"])  # a game this server knows: _check_shape
     created = records[0]
@@ -488,63 +489,72 @@ def _rerun(doc: dict, verdict: Verdict) -> Game | None:
     # Each event made in the shape it was recorded in (docs/format.md, "Event shapes"): a
     # document of an older release is compared with what that release recorded.
     shapes = (r.get("shape", 1) for r in records)
-    with recorded_timestamps(stamps), recorded_authors(authors), recorded_shapes(shapes):
-        try:
-            if len(records) > 1 and records[1]["type"] == FORKED:
-                game = _restart_fork(cls, setup, records[1]["data"], doc)
-            else:
-                game = cls.start(setup.get("players"), seed=setup.get("seed"),
-                                 options=setup.get("options"), deal=setup.get("deal"),
-                                 salt=setup.get("salt"), recorded=True,  # names as recorded
-                                 clock=setup.get("clock"), bots=setup.get("bots"))
-        except GameError as exc:
-            verdict.add(1, "bad_setup", N_("the recorded setup cannot start a game: %(why)s"),
-                        why=exc)
-            return None
-        position = 0
-        if not _match(game, records, position, verdict) or not _check_by(
-                records, position, game.version, (SERVER,), verdict):
-            return None
-        position = game.version
-        while position < len(records):
-            record = records[position]
-            version = position + 1
-            if record["type"] in LIFECYCLE:
-                if not _rerun_lifecycle(game, record, version, verdict) or not _match(
-                        game, records, position, verdict) or not _check_by(
-                        records, position, game.version, LIFECYCLE[record["type"]], verdict):
-                    return None
-                position = game.version
-                continue
-            command = cls.COMMAND_EVENTS.get(record["type"])
-            if command is None:
-                verdict.add(version, "event_mismatch",
-                            N_("%(event)s is not a player's action here; the rules produce no "
-                               "such event at this point"), event=record["type"])
-                return None
-            command_type, fields = command
-            data = record["data"]
-            player = data.get("player")
-            order = {"type": command_type, **{f: data[f] for f in fields if f in data}}
-            if record.get("by") == BOT and not game.bot_may_play(player):
-                verdict.add(version, "by_mismatch", N_("%(player)s's move is recorded as the "
-                                                       "bot's, but no bot plays that seat"),
-                            player=player)
-                return None
-            try:
-                game.execute(player, order, by=record.get("by") or SEAT)
-            except Refusal as exc:
-                verdict.add(version, "illegal_move", N_("%(refusal)s (%(rule)s)"), refusal=exc,
-                            rule=exc.rule)
-                return None
-            except BadCommand as exc:
-                verdict.add(version, "illegal_move", N_("%(player)s: %(why)s"), player=player,
-                            why=exc)
-                return None
-            if not _match(game, records, position, verdict) or not _check_by(
-                    records, position, game.version, COMMAND_AUTHORS, verdict):
+    replay = Replay(timestamps=stamps, authors=authors, shapes=shapes, game_id=game_id)
+    try:
+        if len(records) > 1 and records[1]["type"] == FORKED:
+            game = _restart_fork(cls, setup, records[1]["data"], doc, replay)
+        else:
+            game = cls.start(setup.get("players"), seed=setup.get("seed"),
+                             options=setup.get("options"), deal=setup.get("deal"),
+                             salt=setup.get("salt"), recorded=True,  # names as recorded
+                             clock=setup.get("clock"), bots=setup.get("bots"), replay=replay)
+    except GameError as exc:
+        verdict.add(1, "bad_setup", N_("the recorded setup cannot start a game: %(why)s"),
+                    why=exc)
+        return None
+    try:
+        return _rerun_steps(game, cls, records, verdict)
+    finally:
+        game.end_replay()
+
+
+def _rerun_steps(game: Game, cls: type[Game], records: list[dict], verdict: Verdict
+                 ) -> Game | None:
+    """The recorded steps after the creation, played again on `game`."""
+    position = 0
+    if not _match(game, records, position, verdict) or not _check_by(
+            records, position, game.version, (SERVER,), verdict):
+        return None
+    position = game.version
+    while position < len(records):
+        record = records[position]
+        version = position + 1
+        if record["type"] in LIFECYCLE:
+            if not _rerun_lifecycle(game, record, version, verdict) or not _match(
+                    game, records, position, verdict) or not _check_by(
+                    records, position, game.version, LIFECYCLE[record["type"]], verdict):
                 return None
             position = game.version
+            continue
+        command = cls.COMMAND_EVENTS.get(record["type"])
+        if command is None:
+            verdict.add(version, "event_mismatch",
+                        N_("%(event)s is not a player's action here; the rules produce no "
+                           "such event at this point"), event=record["type"])
+            return None
+        command_type, fields = command
+        data = record["data"]
+        player = data.get("player")
+        order = {"type": command_type, **{f: data[f] for f in fields if f in data}}
+        if record.get("by") == BOT and not game.bot_may_play(player):
+            verdict.add(version, "by_mismatch", N_("%(player)s's move is recorded as the "
+                                                   "bot's, but no bot plays that seat"),
+                        player=player)
+            return None
+        try:
+            game.execute(player, order, by=record.get("by") or SEAT)
+        except Refusal as exc:
+            verdict.add(version, "illegal_move", N_("%(refusal)s (%(rule)s)"), refusal=exc,
+                        rule=exc.rule)
+            return None
+        except BadCommand as exc:
+            verdict.add(version, "illegal_move", N_("%(player)s: %(why)s"), player=player,
+                        why=exc)
+            return None
+        if not _match(game, records, position, verdict) or not _check_by(
+                records, position, game.version, COMMAND_AUTHORS, verdict):
+            return None
+        position = game.version
     return game
 
 
@@ -570,7 +580,7 @@ def _check_by(records: list[dict], start: int, end: int, first: tuple[str, ...],
     return True
 
 
-def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game:
+def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict, replay: Replay) -> Game:
     """A fork's start, as recorded: its setup and the table it carried over. Without its parent
     the table is taken as signed; `check_fork` compares it with the parent's own state."""
     if canonical(forked.get("parent")) != canonical(doc.get("parent")):
@@ -578,7 +588,7 @@ def _restart_fork(cls: type[Game], setup: dict, forked: dict, doc: dict) -> Game
     return cls.forked(setup.get("players"), setup.get("options"), setup.get("deal"),
                       forked.get("table"), forked.get("parent"), seed=setup.get("seed"),
                       salt=setup.get("salt"), bots=setup.get("bots"), clock=setup.get("clock"),
-                      family=forked.get("family"))
+                      family=forked.get("family"), replay=replay)
 
 
 def _rerun_lifecycle(game: Game, record: dict, version: int, verdict: Verdict) -> bool:

@@ -175,8 +175,8 @@ SCRIPT_CATALOGS = Cache(
 # -- the rules (pure functions of a class or a player count) -----------------------------------
 
 APPLIERS = Cache(
-    where="domain.core.game:_APPLIERS",
-    holds="the method body and fields an event class applies, by event class",
+    where="domain.core.fast_events:_APPLIERS",
+    holds="the method body, fields and shape an event class applies, by event class",
     bounded_by="the event classes (filled as each game class is defined)",
     invalidated="never stale: a function of the class")
 EVENT_TYPES = Cache(

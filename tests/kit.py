@@ -182,7 +182,7 @@ T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)  # when a HandClock starts
 
 
 class HandClock:
-    """The time every new event is stamped with (`recorded_timestamps(hand.stamps())`), moved on
+    """The time every new event is stamped with (`Replay(timestamps=hand.stamps())`), moved on
     by hand: a test of clocks says exactly how long each move took."""
 
     def __init__(self) -> None:

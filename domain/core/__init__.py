@@ -18,13 +18,16 @@ from domain.core.errors import (
     NotYourTurn,
     Refusal,
 )
-from domain.core.game import Command, Game, Metric, Option, Param, Sample, recorded_timestamps
+from domain.core.game import Game
+from domain.core.replay import Replay
+from domain.core.specs import Command, Metric, Option, Param, Sample
 from domain.core.visibility import ACTOR, HOST, HOST_ONLY, PER_PLAYER, SPECTATOR, Viewer
 
 __all__ = [
     "Aborted", "ACTOR", "HOST", "HOST_ONLY", "PER_PLAYER", "SPECTATOR", "BadCommand", "BadSetup", "Command",
     "Game", "GameError", "GameFinished", "Metric", "NotYourTurn", "Option", "Param", "Refusal",
+    "Replay",
     "Sample",
     "SeededStream", "Viewer", "canonical", "clone", "event_data",
-    "event_hash", "event_record", "record_hash", "recorded_timestamps", "seed_commitment", "shuffled",
+    "event_hash", "event_record", "record_hash", "seed_commitment", "shuffled",
 ]

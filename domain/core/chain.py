@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
+from hashlib import sha256
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
@@ -41,6 +42,11 @@ _C_ENCODE = (
     c_make_encoder(None, _CANONICAL.default, encode_basestring, None, ":", ",", True, False, True)
     if c_make_encoder is not None else None
 )
+
+
+def _encode(value: Any) -> str:
+    """`canonical` of an event's data (an object)."""
+    return "".join(_C_ENCODE(value, 0)) if _C_ENCODE is not None else _CANONICAL.encode(value)
 
 
 def canonical(value: Any) -> str:
@@ -82,6 +88,19 @@ def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: d
             f'"timestamp":{canonical(timestamp)},"type":{canonical(type_)},'
             f'"version":{canonical(version)}}}')
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
+def linked(prev_hash: str, version: int, type_: str, timestamp: str, data: dict, by: str,
+           shape: int) -> str:
+    """`event_hash` of an event the rules make (domain.core.fast_events): the same text, where
+    every argument is known to be of its type (`prev_hash`, `type_`, `timestamp` and `by`
+    strings, `version` and `shape` whole numbers), so each is written without asking."""
+    form = "" if shape == 1 else f',"shape":{shape}'
+    body = (f'{{"by":{encode_basestring(by)},"data":{_encode(data)},'
+            f'"prev_hash":{encode_basestring(prev_hash)}{form},'
+            f'"timestamp":{encode_basestring(timestamp)},"type":{encode_basestring(type_)},'
+            f'"version":{version}}}')
+    return sha256((prev_hash + body).encode("utf-8")).hexdigest()
 
 
 def record_hash(prev_hash: str, record: dict[str, Any]) -> str:

@@ -21,7 +21,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from domain.core.errors import BadSetup
+from domain.core.chain import CLOCK
+from domain.core.errors import BadCommand, BadSetup
 from domain.core.words import N_
 
 BANK_MAX = 7 * 24 * 3600  # seconds: a correspondence game's week
@@ -127,3 +128,32 @@ def clocks_at(game: Any, now: datetime) -> dict[str, dict[str, Any]] | None:
             remaining = max(0.0, remaining - (now - since[player]).total_seconds())
         out[player] = {"remaining": round(remaining, 3), "running": player in since}
     return out
+
+
+class Clocked:
+    """The seats' clocks, as ``Game`` keeps them: class defaults for a game without one (the
+    clock chosen at creation, each seat's seconds left as of its clock's start, when each running
+    clock started, the seats whose clock ran out and whose move is now the bot's)."""
+
+    clock = None
+    clock_left = None
+    clock_since = None
+    expired = ()
+    clocks_started = False  # ClocksStarted recorded (clocks that wait for the table: READY)
+
+    def expire_clock(self, player: Any, now: datetime) -> None:
+        """Record that `player`'s clock ran out (`now`: the time it is stored at): never before
+        its deadline, so that verification, with the stored timestamps, finds the same."""
+        if player not in self.players:
+            raise BadCommand(N_("%(player)r does not play in this game"), player=player)
+        self.check_in_play()
+        if player in self.expired:
+            raise BadCommand(N_("%(player)s's clock has already run out; the bot moves for them"),
+                             player=player)
+        due = deadline(self, player)
+        if due is None:
+            raise BadCommand(N_("%(player)s's clock is not running"), player=player)
+        if now < due:
+            raise BadCommand(N_("%(player)s's clock runs until %(due)s, not out at %(now)s"),
+                             player=player, due=due.isoformat(), now=now.isoformat())
+        self.acting(CLOCK, self._clock_expired, player=player)  # the server, its clock run out

@@ -21,9 +21,15 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from domain.core.errors import BadSetup
+from domain.core.words import N_
 
 T = TypeVar("T")
+
+SEED_MAX_LENGTH = 200  # characters of a string seed
+SEED_MAX_BITS = 512  # size of a numeric seed
 
 _SPAN = 1 << 64
 _WORDS = struct.Struct(">4Q")  # a 32-byte digest as four big-endian 8-byte words
@@ -85,3 +91,22 @@ class SeededStream:
 def shuffled(seed: int | str, label: str, items: Sequence[T]) -> list[T]:
     """The items shuffled by gruft-shuffle-v1 for this seed and label."""
     return SeededStream(seed, label).shuffled(items)
+
+
+def check_seed(seed: Any) -> None:
+    """A seed is a whole number of at most SEED_MAX_BITS or a string of 1 to SEED_MAX_LENGTH
+    characters: every way a game is started (created, imported, verified) checks it here."""
+    if isinstance(seed, bool) or not isinstance(seed, int | str) or str(seed) == "":
+        raise BadSetup(N_("seed must be a whole number or a non-empty string"))
+    if isinstance(seed, str) and len(seed) > SEED_MAX_LENGTH:
+        raise BadSetup(N_("a string seed has at most %(seed_max_length)s characters"),
+                       seed_max_length=SEED_MAX_LENGTH)
+    if isinstance(seed, int) and abs(seed) >= 1 << SEED_MAX_BITS:
+        raise BadSetup(N_("a numeric seed has at most %(seed_max_bits)s bits"),
+                       seed_max_bits=SEED_MAX_BITS)
+
+
+def check_salt(salt: Any) -> None:
+    """A salt is 64 lowercase hex digits, or absent (a replay document of format 1)."""
+    if salt is not None and not is_salt(salt):
+        raise BadSetup(N_("salt must be 64 lowercase hex digits"))

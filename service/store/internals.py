@@ -8,24 +8,30 @@ there, with the shape relied on, and no other module of ours touches one) and th
 reach names.
 
 Where they live. The service's reaches are written here, and nowhere else. The domain's one
-reach, building events, stays written in domain/core/game.py, marked there with a pointer to
-this list: the domain imports nothing outside the domain (it is the pure rules, run without
-the service by the bots and by every replay), and moving the code behind a call into a shared
-module would add a call to every event on a measured hot path. This module lists it first.
+reach, making events, is written in domain/core/fast_events.py, a module of its own whose
+docstring points at this list: the domain imports nothing outside the domain (it is the pure
+rules, run without the service by the bots and by every replay), and a call from there into a
+shared module would add a call to every event on a measured hot path. This module lists it first.
 
-1. Event construction -- domain/core/game.py: ``_recorder``, ``Game._trigger_exact``,
-   ``Game.Event.mutate``, ``Game._create``.
+1. Event construction -- domain/core/fast_events.py: ``recorder``, ``Making._trigger_exact``,
+   ``Making._create``, ``Applying.mutate`` (``Game.Event.mutate``), ``built_event``.
    Private parts: ``eventsourcing.domain.decorated_func_callers``,
    ``BoundCommandMethodDecorator(...).trigger``, ``CommandMethodDecorator.decorated_func``,
-   ``Aggregate._create`` (overridden: the creation event's chain link), the aggregate's
-   ``_pending_events``, events built as the mapper builds stored ones (``object.__new__``
-   then ``__dict__``), and ``CanMutateAggregate.mutate``/``apply`` written out.
-   Why: the bound ``@event`` decorator re-reads the method's signature on every call; the
+   ``Aggregate._create`` (overridden: the creation event's chain link, and the creation made
+   under a ``Replay``), the aggregate's ``_pending_events``, ``_version`` and ``_modified_on``
+   (the attributes behind its ``version`` and ``modified_on`` properties), events built as the
+   mapper builds stored ones (``object.__new__`` then ``__dict__``), and
+   ``CanMutateAggregate.mutate``/``apply`` written out.
+   Why: the bound ``@event`` decorator re-reads the method's signature on every call (the
+   stand-in is written out with the method's own parameters, as ``dataclasses`` writes an
+   ``__init__``; a method with keyword-only or variadic parameters keeps the library's path); the
    frozen dataclass ``__init__`` only re-checks the names; the written-out ``mutate`` looks
-   the fields up once per class (each measured in docs/performance.md, "What a command
-   costs").
+   the fields up once per class; an event made live is applied where it is made, without
+   ``mutate``'s checks of an id and a version it was just given (each measured in
+   docs/performance.md, "What a command costs" and "The core won back").
    Tests: tests/domain/core/test_event_fast_paths.py (same events, same fields in the same
-   order, the library's path for any other call).
+   order, the same chain links, a wrong call refused as the library refuses it),
+   tests/domain/core/test_replay.py (what a ``Replay`` imposes, and its end).
    Event shapes: an event read in an older shape than its type's ``class_version`` reaches
    this fast path already upcast, by the library's mapper (``upcast_vN_vM`` on the event
    class, a public hook) or by ``Game.event_from_record``; it carries what was stored under

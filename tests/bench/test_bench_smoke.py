@@ -70,3 +70,18 @@ def test_a_ratio_pairs_each_round_with_its_baseline_and_takes_the_median():
     assert bench.paired_ratio([], []) == 0.0
     with pytest.raises(ValueError):
         bench.paired_ratio([1.0, 2.0], [1.0])  # every round has both sides
+
+
+def test_bench_domain_runs_the_domain_rounds_alone_and_ends_with_json(monkeypatch, capsys):
+    monkeypatch.setattr(bench, "QUICK", bench.TINY)
+    args = type("Args", (), {"quick": True, "seed": 3, "domain": True})()
+    assert bench.run(args) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(lines[-1])
+    # Check each game's domain and RLCard's games are measured, round by round, and nothing else
+    assert set(figures["domain_steps_per_s"]) == set(available_games())
+    assert len(figures["rlcard_doudizhu_rounds"]) == bench.TINY.rounds
+    assert "api_commands_per_s" not in figures and "replay_events_per_s" not in figures
+    assert "vampire-queen domain / rlcard doudizhu" in figures["ratios"]
+    assert any(line.startswith("targets") and "7.0" not in line for line in lines[:-1])
+    assert any("(target >= 7.0)" in line for line in lines[:-1])

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from domain import available_games, describe_events, game_class
-from domain.core import Game, event_record, recorded_timestamps
+from domain.core import Game, Replay, event_record
 from domain.core.clocks import deadline
 from service.catalogs import LANGUAGES, translations
 from tests.kit import SHORT_OPTIONS, HandClock, seats
@@ -38,35 +38,33 @@ def played(key: str, seed: int) -> tuple[Game, list[dict]]:
     """One game from its creation to its end: clocks started by the host, the first seat handed
     to the bot and back, one clock run out, every later move a random legal one."""
     hand, rng = HandClock(), random.Random(seed)
-    with recorded_timestamps(hand.stamps()):
-        game = game_class(key).start(seats(key), seed=seed, options=OPTIONS.get(
-            key, SHORT_OPTIONS[key]), salt="ab" * 32, clock=CLOCK)
-        game.hand_seat(game.players[0], "heuristic")
-        game.hand_seat(game.players[0], None)
-        game.start_clocks("host")
-        player = game.to_act[0]
-        hand.now = deadline(game, player)
-        game.expire_clock(player, hand.now)
-        while not game.finished:
-            hand.after(1)
-            mover = player if player in game.expired else rng.choice(game.to_act)
-            game.execute(mover, rng.choice(game.legal_moves(mover)))
+    game = game_class(key).start(seats(key), seed=seed, options=OPTIONS.get(
+        key, SHORT_OPTIONS[key]), salt="ab" * 32, clock=CLOCK, replay=Replay(timestamps=hand.stamps()))
+    game.hand_seat(game.players[0], "heuristic")
+    game.hand_seat(game.players[0], None)
+    game.start_clocks("host")
+    player = game.to_act[0]
+    hand.now = deadline(game, player)
+    game.expire_clock(player, hand.now)
+    while not game.finished:
+        hand.after(1)
+        mover = player if player in game.expired else rng.choice(game.to_act)
+        game.execute(mover, rng.choice(game.legal_moves(mover)))
     return game, [event_record(e) for e in game.pending_events]
 
 
 def forked(key: str) -> tuple[Game, list[dict]]:
     """A fork of a game in play (sealed in its family), its first move made, then aborted."""
     hand = HandClock()
-    with recorded_timestamps(hand.stamps()):
-        parent = game_class(key).start(seats(key), seed=3, options=SHORT_OPTIONS[key],
-                                       salt="ab" * 32, clock=CLOCK)
-        link = {"game_id": str(parent.id), "version": parent.version, "hash": parent.chain_hash}
-        fork = type(parent).fork(parent, link, seed=4, salt="cd" * 32, family=str(parent.id))
-        mover = fork.to_act[0]
-        fork.execute(mover, fork.legal_moves(mover)[0])  # a person's move: the clocks start
-        fork.hand_seat(fork.players[-1], "random")
-        if not fork.finished:
-            fork.abort("the arbiter stops it")
+    parent = game_class(key).start(seats(key), seed=3, options=SHORT_OPTIONS[key],
+                                   salt="ab" * 32, clock=CLOCK, replay=Replay(timestamps=hand.stamps()))
+    link = {"game_id": str(parent.id), "version": parent.version, "hash": parent.chain_hash}
+    fork = type(parent).fork(parent, link, seed=4, salt="cd" * 32, family=str(parent.id))
+    mover = fork.to_act[0]
+    fork.execute(mover, fork.legal_moves(mover)[0])  # a person's move: the clocks start
+    fork.hand_seat(fork.players[-1], "random")
+    if not fork.finished:
+        fork.abort("the arbiter stops it")
     return fork, [event_record(e) for e in fork.pending_events]
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from domain import available_games, game_class
-from domain.core import Game, event_record, recorded_timestamps
+from domain.core import Game, Replay, event_record
 from domain.core.clocks import deadline
 from replays.document import build_document, verify
 from service.audit.signing import SigningKey, check_signature
@@ -29,21 +29,20 @@ def played_with_clock(key_name: str, seed: int) -> tuple[list[dict], int, Game]:
     clock run out at its deadline and the bot's move after it. Answers the records, the version of
     the ClockExpired and the game."""
     hand, rng = HandClock(), random.Random(seed)
-    with recorded_timestamps(hand.stamps()):
-        game = game_class(key_name).start(seats(key_name), seed=seed,
-                                          options=SHORT_OPTIONS[key_name], salt="cd" * 32,
-                                          clock=CLOCK)
-        game.hand_seat(game.players[0], "heuristic")
-        hand.after(3)
-        game.hand_seat(game.players[0], None)
-        player = game.to_act[0]
-        hand.now = deadline(game, player)
-        game.expire_clock(player, hand.now)
-        expired_at = game.version
-        while not game.finished:
-            hand.after(rng.random() * 4)
-            mover = player if player in game.expired else rng.choice(game.to_act)
-            game.execute(mover, rng.choice(game.legal_moves(mover)))
+    game = game_class(key_name).start(seats(key_name), seed=seed,
+                                      options=SHORT_OPTIONS[key_name], salt="cd" * 32,
+                                      clock=CLOCK, replay=Replay(timestamps=hand.stamps()))
+    game.hand_seat(game.players[0], "heuristic")
+    hand.after(3)
+    game.hand_seat(game.players[0], None)
+    player = game.to_act[0]
+    hand.now = deadline(game, player)
+    game.expire_clock(player, hand.now)
+    expired_at = game.version
+    while not game.finished:
+        hand.after(rng.random() * 4)
+        mover = player if player in game.expired else rng.choice(game.to_act)
+        game.execute(mover, rng.choice(game.legal_moves(mover)))
     records = [event_record(e) for e in game.collect_events()]
     return records, expired_at, game
 
@@ -78,23 +77,22 @@ def played_waiting(key_name: str, seed: int, started_by: str) -> tuple[list[dict
     ("host", "present": ClocksStarted on its own; "move": a person's first move), then one
     clock run out at its deadline and the game played to its end."""
     hand, rng = HandClock(), random.Random(seed)
-    with recorded_timestamps(hand.stamps()):
-        game = game_class(key_name).start(seats(key_name), seed=seed,
-                                          options=SHORT_OPTIONS[key_name], salt="cd" * 32,
-                                          clock={**CLOCK, "start": "ready"})
-        hand.after(600)  # nobody's bank runs meanwhile
-        if started_by == "move":
-            mover = game.to_act[0]
-            game.execute(mover, game.legal_moves(mover)[0])
-        else:
-            game.start_clocks(started_by)
-        player = game.to_act[0]
-        hand.now = deadline(game, player)
-        game.expire_clock(player, hand.now)
-        while not game.finished:
-            hand.after(rng.random() * 4)
-            mover = player if player in game.expired else rng.choice(game.to_act)
-            game.execute(mover, rng.choice(game.legal_moves(mover)))
+    game = game_class(key_name).start(seats(key_name), seed=seed,
+                                      options=SHORT_OPTIONS[key_name], salt="cd" * 32,
+                                      clock={**CLOCK, "start": "ready"}, replay=Replay(timestamps=hand.stamps()))
+    hand.after(600)  # nobody's bank runs meanwhile
+    if started_by == "move":
+        mover = game.to_act[0]
+        game.execute(mover, game.legal_moves(mover)[0])
+    else:
+        game.start_clocks(started_by)
+    player = game.to_act[0]
+    hand.now = deadline(game, player)
+    game.expire_clock(player, hand.now)
+    while not game.finished:
+        hand.after(rng.random() * 4)
+        mover = player if player in game.expired else rng.choice(game.to_act)
+        game.execute(mover, rng.choice(game.legal_moves(mover)))
     return [event_record(e) for e in game.collect_events()], game
 
 

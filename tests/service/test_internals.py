@@ -35,8 +35,9 @@ from service.store.internals import bound_retries, tune_pool
 ROOT = Path(__file__).resolve().parents[2]
 # the private parts reached, and the only modules that may name them
 PRIVATE = {"_reconstruct_aggregate", "_take_snapshots", "_create_connection", "_sqlite_conn",
-           "_insert_tracking", "_pending_events", "_create", "_notify", "retry_decorator"}
-HOLDERS = {"service/store/internals.py", "domain/core/game.py"}
+           "_insert_tracking", "_pending_events", "_create", "_notify", "retry_decorator",
+           "_version", "_modified_on"}
+HOLDERS = {"service/store/internals.py", "domain/core/fast_events.py"}
 PACKAGES = ("domain", "service", "api", "replays", "bots", "bench", "cli")
 
 
@@ -68,6 +69,11 @@ def test_event_construction_finds_the_librarys_parts():
     assert len(pending) >= 2 and isinstance(pending[0], cls.Created)
     assert game.collect_events() == pending
     assert game._pending_events == []
+    # Check `version` and `modified_on` are the attributes the fast path sets, as it sets them
+    assert (game.__dict__["_version"], game.__dict__["_modified_on"]) == (
+        game.version, game.modified_on)
+    game.__dict__["_version"] += 1
+    assert game.version == pending[-1].originator_version + 1
 
 
 def test_the_repository_reconstruction_keeps_its_signature(sqlite_env):

@@ -1,6 +1,6 @@
-"""Clocks and seats handed over, in the shared core (domain/core/clocks.py, domain/core/game.py).
+"""Clocks and seats handed over, in the shared core (domain/core/clocks.py, domain/core/seats.py).
 
-Every event's timestamp comes from a hand-moved clock (`recorded_timestamps`), so each test
+Every event's timestamp comes from a hand-moved clock (a `Replay` of its times), so each test
 says exactly how long every move took; replay rebuilds the clocks from the stored timestamps.
 """
 
@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from domain import available_games, game_class
-from domain.core import Aborted, BadCommand, BadSetup, Game, event_record, recorded_timestamps
+from domain.core import Aborted, BadCommand, BadSetup, Game, Replay, event_record
 from domain.core.clocks import clocks_at, deadline
 from tests.kit import SHORT_OPTIONS, T0, HandClock, seats
 
@@ -19,16 +19,17 @@ CLOCK = {"bank": 60, "increment": 5}
 
 
 def started(key: str, hand: HandClock, clock: dict | None = CLOCK) -> Game:
-    with recorded_timestamps(hand.stamps()):
-        return game_class(key).start(seats(key), seed=7, options=SHORT_OPTIONS[key],
-                                     salt="ab" * 32, clock=clock)
+    """A game whose every event is stamped with `hand`'s time (a Replay of its times)."""
+    return game_class(key).start(seats(key), seed=7, options=SHORT_OPTIONS[key],
+                                 salt="ab" * 32, clock=clock,
+                                 replay=Replay(timestamps=hand.stamps()))
 
 
-def move(game: Game, hand: HandClock, player: str | None = None) -> str:
-    """The first legal move of `player` (else of the first seat awaited); answers who moved."""
+def move(game: Game, player: str | None = None) -> str:
+    """The first legal move of `player` (else of the first seat awaited), at the hand clock's
+    time (`started`); answers who moved."""
     player = player or game.to_act[0]
-    with recorded_timestamps(hand.stamps()):
-        game.execute(player, game.legal_moves(player)[0])
+    game.execute(player, game.legal_moves(player)[0])
     return player
 
 
@@ -66,7 +67,7 @@ def test_a_seat_is_charged_the_time_between_the_stored_events_and_gets_its_incre
     assert view[first] == {"remaining": 50.0, "running": True}
     assert all(not v["running"] and v["remaining"] == 60 for p, v in view.items() if p != first)
     # Check a move 10 s in leaves 60 - 10 + 5 seconds, and the next seat's clock starts.
-    move(game, hand, first)
+    move(game, first)
     view = clocks_at(game, hand.now)
     assert view[first] == {"remaining": 55.0, "running": False}
     assert [p for p, v in view.items() if v["running"]] == game.to_act
@@ -92,8 +93,7 @@ def test_a_clock_runs_out_no_earlier_than_its_deadline_and_the_next_move_clears_
         game.expire_clock(waiting, due)
     # Check at the deadline it runs out: recorded, the seat's time is 0, its move is the bot's.
     hand.now = due
-    with recorded_timestamps(hand.stamps()):
-        game.expire_clock(player, due)
+    game.expire_clock(player, due)
     assert event_record(game.pending_events[-1])["type"] == "ClockExpired"
     assert game.expired == [player]
     assert clocks_at(game, due + timedelta(seconds=3))[player]["remaining"] == 0
@@ -102,7 +102,7 @@ def test_a_clock_runs_out_no_earlier_than_its_deadline_and_the_next_move_clears_
         game.expire_clock(player, due)
     # Check the seat's move (the bot's) clears it and adds the increment.
     hand.after(0.5)
-    move(game, hand, player)
+    move(game, player)
     assert game.expired == [] and game.clock_left[player] == CLOCK["increment"]
     assert replayed(game).expired == []
 
@@ -113,7 +113,7 @@ def test_clocks_follow_every_game_to_its_end(key):
     game = started(key, hand)
     while not game.finished:
         hand.after(1)
-        move(game, hand)
+        move(game)
         # Check exactly the awaited seats' clocks run, and nobody's time is negative.
         view = clocks_at(game, hand.now)
         assert sorted(p for p, v in view.items() if v["running"]) == sorted(
@@ -157,10 +157,9 @@ def stacked_voodoo(hand: HandClock, bots: dict | None = None) -> Game:
     """A Voodoo Prince table from a stacked deal (Marie leads P1), its clocks waiting."""
     from tests.domain.voodoo_prince.kit import FOUR, stacked
     deal = stacked(FOUR, {"Marie": ["P1"], "Lukas": ["P2"]}, trump="B")
-    with recorded_timestamps(hand.stamps()):
-        return game_class("voodoo-prince").start(FOUR, seed="scenario", options={"rounds": 1},
-                                                 deal=deal, salt="ab" * 32, clock=READY,
-                                                 bots=bots)
+    return game_class("voodoo-prince").start(FOUR, seed="scenario", options={"rounds": 1},
+                                             deal=deal, salt="ab" * 32, clock=READY,
+                                             bots=bots, replay=Replay(timestamps=hand.stamps()))
 
 
 def test_clocks_that_wait_for_the_table_start_with_a_persons_first_move():
@@ -174,8 +173,7 @@ def test_clocks_that_wait_for_the_table_start_with_a_persons_first_move():
     with pytest.raises(BadCommand, match="not running"):
         game.expire_clock("Marie", hand.now)
     # Check Marie's first move (a person's) was free and starts the clocks after it, in its step.
-    with recorded_timestamps(hand.stamps()):
-        game.execute("Marie", {"type": "play", "card": "P1"})
+    game.execute("Marie", {"type": "play", "card": "P1"})
     records = [event_record(e) for e in game.pending_events]
     assert [r["type"] for r in records[-2:]] == ["CardPlayed", "ClocksStarted"]
     assert (records[-1]["data"], records[-1]["by"]) == ({"reason": "move"}, "server")
@@ -183,7 +181,7 @@ def test_clocks_that_wait_for_the_table_start_with_a_persons_first_move():
     assert clocks_at(game, hand.after(10))["Lukas"] == {"remaining": 50.0, "running": True}
     assert deadline(game, "Lukas") == hand.now + timedelta(seconds=50)
     # Check the next moves start nothing more, and replay rebuilds the same clocks.
-    move(game, hand)
+    move(game)
     assert sum(event_record(e)["type"] == "ClocksStarted" for e in game.pending_events) == 1
     again = replayed(game)
     assert (again.clock_left, again.clock_since, again.clocks_started) == (
@@ -194,16 +192,14 @@ def test_a_bots_move_does_not_start_the_clocks_the_host_or_the_table_does():
     hand = HandClock()
     game = stacked_voodoo(hand, bots={"Marie": "heuristic"})
     # Check the bot seat's move leaves the clocks waiting.
-    with recorded_timestamps(hand.stamps()):
-        game.execute("Marie", {"type": "play", "card": "P1"}, by="bot")
+    game.execute("Marie", {"type": "play", "card": "P1"}, by="bot")
     assert not game.clocks_started and deadline(game, "Lukas") is None
     # Fail to start them for a reason the rules do not know (the move's is the move's own).
     with pytest.raises(BadCommand, match="clocks start when"):
         game.start_clocks("move")
     # Check the host's word starts them: by host, the awaited seat's bank runs from there.
     hand.after(30)
-    with recorded_timestamps(hand.stamps()):
-        game.start_clocks("host")
+    game.start_clocks("host")
     started_by = event_record(game.pending_events[-1])
     assert (started_by["type"], started_by["data"], started_by["by"]) == (
         "ClocksStarted", {"reason": "host"}, "host")
@@ -218,7 +214,7 @@ def test_a_fork_of_any_clocked_game_waits_for_its_table():
     hand = HandClock()
     parent = started("vampir", hand)  # a clock recorded without "start": running from creation
     assert deadline(parent, parent.to_act[0]) is not None
-    move(parent, hand)
+    move(parent)
     fork = type(parent).fork(parent, {"game_id": str(parent.id), "version": parent.version,
                                       "hash": parent.chain_hash}, seed=9, salt="cd" * 32)
     assert fork.clock == {**CLOCK, "start": "ready"}

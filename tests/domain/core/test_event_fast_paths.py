@@ -1,5 +1,5 @@
 """The core's fast paths give what the slow ones gave: the same canonical text and chain links,
-the same events through eventsourcing (domain/core/chain.py, domain/core/game.py)."""
+the same events through eventsourcing (domain/core/chain.py, domain/core/fast_events.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain import game_class
-from domain.core.chain import canonical, event_hash, event_record
+from domain.core.chain import canonical, event_hash, event_record, linked
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -51,6 +51,17 @@ def test_event_hash_is_the_api_md_formula(prev, version, type_, timestamp, data)
     assert event_hash(prev, version, type_, timestamp, data, type_) == expected
 
 
+@settings(max_examples=200)
+@given(st.text(), st.integers(min_value=1), st.text(), st.text(),
+       st.dictionaries(st.text(), json_values, max_size=4), st.text(),
+       st.integers(min_value=1, max_value=9))
+def test_the_rules_links_are_event_hash(prev, version, type_, timestamp, data, by, shape):
+    # The link of an event the rules make (domain/core/fast_events.py) is written out for
+    # speed: check it is the formula's, `by` and `shape` included.
+    assert linked(prev, version, type_, timestamp, data, by, shape) == event_hash(
+        prev, version, type_, timestamp, data, by, shape)
+
+
 def _played(game_key: str, steps: int) -> object:
     game = game_class(game_key).start(["A", "B", "C"], seed=7)
     rng = random.Random(3)
@@ -80,7 +91,7 @@ def test_events_rebuild_the_same_aggregate(game_key):
         prev = record["hash"]
 
 
-def test_recorder_triggers_the_librarys_event_and_falls_back_for_other_calls():
+def test_recorder_triggers_the_librarys_event_for_every_call_the_method_takes():
     fast = _played("vampire-queen", 0)
     slow = _played("vampire-queen", 0)
     fast.collect_events(), slow.collect_events()
@@ -105,9 +116,14 @@ def test_recorder_triggers_the_librarys_event_and_falls_back_for_other_calls():
     assert list(vars(a)) == [f.name for f in dataclasses.fields(cls.Played)] + ["by"]
     assert a.by == "server"  # no command sent it: the server's
     assert type(a)(**{k: v for k, v in vars(a).items() if k != "by"}) == a
-    # positional arguments take the library's path and give the same event
+    # positional arguments give the same event
     fast._passed(player, False)
     (c,) = fast.collect_events()
     assert type(c) is cls.Passed and c.player == player and c.forced is False
-    with pytest.raises(TypeError):
-        fast._passed(player=player)  # a missing field is refused as the library refuses it
+    assert list(vars(c)) == [f.name for f in dataclasses.fields(cls.Passed)] + ["by"]
+    # a missing or unknown field is refused, as the library refuses it, and nothing is stored
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'forced'"):
+        fast._passed(player=player)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'slayer'"):
+        fast._passed(player=player, forced=False, slayer=True)
+    assert fast.collect_events() == []

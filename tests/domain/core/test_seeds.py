@@ -1,4 +1,4 @@
-"""Seed bounds (domain/core/game.py check_seed): every way a game starts applies them."""
+"""Seed bounds (domain/core/dealing.py check_seed): every way a game starts applies them."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from domain import game_class
 from domain.core import BadSetup
-from domain.core.game import SEED_MAX_BITS, SEED_MAX_LENGTH
+from domain.core.dealing import SEED_MAX_BITS, SEED_MAX_LENGTH
 from tests.kit import seats
 
 GAME = game_class("vampiring")

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from domain import available_games, game_class
-from domain.core import event_record, recorded_timestamps
+from domain.core import Replay, event_record
 from replays.document import build_document
 from service.audit.signing import SigningKey
 
@@ -38,15 +39,16 @@ def clock():
         step += 1
 
 
-def golden_document(key: str) -> dict:
-    """The golden replay of one game, played afresh by today's rules."""
+def golden_document(key: str, shapes: Iterator[int] | None = None) -> dict:
+    """The golden replay of one game, played afresh by today's rules (each event made in the
+    shape `shapes` gives, by default its type's current one)."""
     rng = random.Random(f"golden/{key}")
     cls = game_class(key)
-    with recorded_timestamps(clock()):
-        game = cls.start(PLAYERS[key], seed=f"golden/{key}", options=OPTIONS[key])
-        while not game.finished:
-            player = rng.choice(game.to_act)
-            game.execute(player, rng.choice(game.legal_moves(player)))
+    game = cls.start(PLAYERS[key], seed=f"golden/{key}", options=OPTIONS[key],
+                     replay=Replay(timestamps=clock(), shapes=shapes))
+    while not game.finished:
+        player = rng.choice(game.to_act)
+        game.execute(player, rng.choice(game.legal_moves(player)))
     records = [event_record(e) for e in game.collect_events()]
     signer = SigningKey.load_or_create(HERE)
     return build_document(game, records, signer.sign, signer.public_pem)
