@@ -7,19 +7,13 @@ import random
 
 import pytest
 
-from api import create_app
 from domain import available_games, game_class
 from domain.core import Aborted
 from replays.document import verify
 from tests.api.sse import ClientStream
 from tests.kit import SHORT_OPTIONS, play_over_rest, seats
 
-
-@pytest.fixture
-def app(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_STREAM_KEEPALIVE": 0.05})
-    yield app
-    app.extensions["gruft"].close()
+pytestmark = pytest.mark.app_config(GRUFT_STREAM_KEEPALIVE=0.05)
 
 
 def new_game(client, key: str = "vampir", players: list[str] | None = None) -> dict:

@@ -8,15 +8,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from api import create_app
 from domain import available_games, game_class
-
-
-@pytest.fixture
-def client(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    yield app.test_client()
-    app.extensions["gruft"].close()
 
 
 def create(client, key: str = "vampiring", players=("Ann", "Bob")) -> dict:

@@ -7,18 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from api import create_app
 from domain import available_games
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_ID = re.compile(r'"((?:VQ|VP|VA|VR)-\d+)"')
-
-
-@pytest.fixture
-def client(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    yield app.test_client()
-    app.extensions["gruft"].close()
 
 
 def cited(key: str) -> set[str]:
