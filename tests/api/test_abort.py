@@ -155,7 +155,7 @@ def test_the_verifier_refuses_play_after_an_abort_and_an_abort_after_the_end(cli
     cls = game_class(doc["game"])
     # Check the domain refuses a command after the abort (409 over the API).
     game = verify(doc).game
-    with pytest.raises(Aborted):
+    with pytest.raises(Aborted, match="the host aborted this game"):
         game.execute(game.players[0], {"type": next(iter(cls.COMMANDS))})
     # A second abort cannot be re-run: the verifier names its version.
     events = doc["events"]

@@ -57,7 +57,7 @@ def test_threads_and_workers_from_the_environment_and_the_command_line(exec_argv
 
 
 def test_the_help_names_the_settings(capsys):
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="^0$"):  # --help exits 0
         main(["serve", "--help"])
     text = capsys.readouterr().out
     assert "GRUFT_WORKERS" in text and "GRUFT_THREADS" in text and "gthread" in text

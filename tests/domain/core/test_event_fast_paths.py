@@ -109,5 +109,5 @@ def test_recorder_triggers_the_librarys_event_and_falls_back_for_other_calls():
     fast._passed(player, False)
     (c,) = fast.collect_events()
     assert type(c) is cls.Passed and c.player == player and c.forced is False
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'forced'"):
         fast._passed(player=player)  # a missing field is refused as the library refuses it
