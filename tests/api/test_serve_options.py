@@ -3,6 +3,7 @@ line or GRUFT_THREADS / GRUFT_WORKERS, and an open-files limit raised for many s
 
 from __future__ import annotations
 
+import os
 import resource
 
 import pytest
@@ -11,11 +12,27 @@ from api import cli
 from cli import main
 
 
+@pytest.fixture(autouse=True)
+def environment_kept():
+    """`gruft serve` sets variables for the gunicorn it becomes (GRUFT_STREAMS_MAX,
+    PROMETHEUS_MULTIPROC_DIR and its owner mark): run here, it must leave this test process's
+    environment as it was, or every server and runner the process starts later inherits them
+    (they shared one metrics folder, which the first of them to stop removed)."""
+    def environment() -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+
+    before = environment()
+    yield
+    assert environment() == before
+
+
 @pytest.fixture
 def exec_argv(monkeypatch):
-    """What `gruft serve` would exec, captured instead of run."""
+    """What `gruft serve` would exec, captured instead of run; what it sets in its
+    environment set in a copy."""
     seen: list[list[str]] = []
     monkeypatch.setattr(cli.os, "execv", lambda path, argv: seen.append(argv))
+    monkeypatch.setattr(cli.os, "environ", dict(cli.os.environ))
     return seen
 
 
