@@ -38,10 +38,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from api.errors import GruftApi, register_error_handlers
     from api.settings import source
     from service import Games
-    from service.gamelog import Appender, GameLog
+    from service.audit.gamelog import Appender, GameLog
+    from service.audit.signing import SigningKey
     from service.readmodels import read_models
     from service.settings import Settings, data_dir
-    from service.signing import SigningKey
 
     app = Flask(__name__)
     app.config.from_mapping(
@@ -71,7 +71,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         read_models(store)
     key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
     store.sign_with(key.sign, key.key_id)  # every accepted command's receipt
-    # The game log (service.gamelog): appended by its own thread, woken by the log follower.
+    # The game log (service.audit.gamelog): appended by its own thread, woken by the log follower.
     app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
     Appender(game_log)
 

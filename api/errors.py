@@ -18,7 +18,7 @@ from api.schemas import Error
 from domain.core import Aborted, BadCommand, BadSetup, Refusal
 from domain.core.words import N_, Phrase
 from service import Conflict, Forbidden, GameNotFound, Unauthorized
-from service.health import is_permanent
+from service.store.health import is_permanent
 
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
               405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",

@@ -11,8 +11,8 @@ from api.games import documented as _documented
 from domain.core import BadCommand
 from domain.core.words import N_
 from service import GameNotFound
-from service.gamelog import GameLog
-from service.repository import parse_game_id
+from service.audit.gamelog import GameLog
+from service.store.repository import parse_game_id
 
 blp = GruftBlueprint("log", __name__, description="The game log: every game that is over, "
                      "in an append-only Merkle tree (RFC 9162), and the keys that signed")

@@ -14,7 +14,7 @@ from api.holds import HOLDS, POLL
 from api.reads import games_page
 from domain.core import SPECTATOR
 from service import Games
-from service.logfilter import LogFilter
+from service.audit.logfilter import LogFilter
 
 # Schemas are passed as instances: webargs would build a new one from a class on every request.
 blp = GruftBlueprint("games", __name__, description="Games, their commands, views and logs")
@@ -69,7 +69,7 @@ class GameCollection(MethodView):
                                       options=body.get("options"), deal=body.get("deal"),
                                       bots=body.get("bots"), clock=body.get("clock"),
                                       host_seat=body.get("host_seat"))
-        start_bots = current_app.extensions.get("gruft.bots")  # set by cli.wsgi
+        start_bots = current_app.extensions.get("gruft.bots")  # set by serving.wsgi
         if start_bots is not None and (created.view.get("bots") or created.view.get("clocks")):
             start_bots()  # this worker's bot and clock runners: started if need be, told to look
         return created  # a NewGame

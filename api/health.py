@@ -1,9 +1,9 @@
 """Liveness and readiness, as operators' probes expect (issue 23, items 5 and 9).
 
 `GET /livez`: the process answers (nothing else is looked at). `GET /readyz`: the store answers
-a read and takes writes (service.health: a file written beside an SQLite store and its write
+a read and takes writes (service.store.health: a file written beside an SQLite store and its write
 lock taken and let go; a PostgreSQL server that is not a read-only standby), and this worker's
-follower of the log is not stuck (service.follower: with subscribers, its thread runs and has
+follower of the log is not stuck (service.store.follower: with subscribers, its thread runs and has
 ended a round within GRUFT_FOLLOWER_STUCK seconds, 30 by default: else its live streams, bots
 and read models hear of nothing new); else 503 saying which, with Retry-After.
 """
@@ -16,8 +16,8 @@ from api import schemas
 from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.settings import settings
-from service.health import StoreNotWritable, check_writable
 from service.release import release
+from service.store.health import StoreNotWritable, check_writable
 
 blp = GruftBlueprint("health", __name__, description="Liveness and readiness probes")
 RETRY_AFTER_SECONDS = 5

@@ -23,10 +23,10 @@ from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 from api.errors import RETRY_AFTER_SECONDS
 from api.settings import settings
 from domain.core.words import N_, Phrase
-from service import metrics
+from service import operator_metrics
 
 STREAM, POLL = "stream", "long poll"
-OPEN = {STREAM: metrics.STREAMS_OPEN, POLL: metrics.POLLS_OPEN}  # for GET /metrics
+OPEN = {STREAM: operator_metrics.STREAMS_OPEN, POLL: operator_metrics.POLLS_OPEN}  # for GET /metrics
 PER_ADDRESS = {STREAM: "streams_per_address", POLL: "polls_per_address"}  # Settings' fields
 TOO_MANY = {STREAM: N_("this address holds %(n)s streams open on this worker already, as many "
                        "as one address may; close one or try again later"),

@@ -1,11 +1,11 @@
 """Live play over HTTP: the Server-Sent Events stream of a game, and the host's abort.
 
-A stream's messages are built by the service (service/delivery.py: `current`, `update_of`),
+A stream's messages are built by the service (service/live/delivery.py: `current`, `update_of`),
 through the same redaction as the event log and the same views as `/view`, so a stream never shows a
-viewer more than those do. Each stream holds one thread of its gthread worker (api/cli.py). That
+viewer more than those do. Each stream holds one thread of its gthread worker (serving/serve_cli.py). That
 thread writes the stream's catch-up — the events after `?after=` or Last-Event-ID, in pages of
-service.delivery.CATCH_UP_PAGE, then the view — and hands the stream to the worker's one writer
-thread (api/stream_writer.py), which decides every later message, keepalive, resync and cut-off
+service.live.delivery.CATCH_UP_PAGE, then the view — and hands the stream to the worker's one writer
+thread (service/live/stream_writer.py), which decides every later message, keepalive, resync and cut-off
 of every stream, under gunicorn and under the test client alike; only how the bytes leave
 differs (the socket itself, or this thread's response). The streams of a game that wake together
 share the game, its newest events and, per viewer, the message text. Browsers cannot set
@@ -35,14 +35,14 @@ from api.games import documented, games, viewer
 from api.holds import HOLDS as SLOTS
 from api.holds import STREAM, client_address, holds_max, per_address
 from api.settings import settings
-from api.stream_writer import Outlet, QueueOutlet, StreamWriter, usable
 from domain.core import Game
 from service import Games
 from service.caches import STREAM_MESSAGES, BytesLRU
-from service.delivery import catch_up
-from service.live import Watch
+from service.live.delivery import catch_up
+from service.live.stream_writer import Outlet, QueueOutlet, StreamWriter, usable
+from service.live.watches import Watch
 from service.readmodels.lifecycle import PerApplication
-from service.repository import parse_game_id
+from service.store.repository import parse_game_id
 
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
 log = logging.getLogger("gruft.api")

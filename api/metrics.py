@@ -1,6 +1,6 @@
 """GET /metrics: Prometheus metrics (issue 23, item 9), as operators expect.
 
-What each process counts (service/metrics.py: commands and refusals by ruling, streams and long
+What each process counts (service/operator_metrics.py: commands and refusals by ruling, streams and long
 polls open, runners, the follower's position) is summed over gunicorn's workers by
 prometheus_client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR, set by `gruft serve`); what
 the store holds (the log's head, the read models' position) is read by the worker answering.

@@ -2,7 +2,7 @@
 
 `GET /games/{id}/play` serves one page for everybody: a player or the host (their invitation
 link carries `?invite=<code>`, which the page's script exchanges once for the seat's credential:
-service/invitations.py says why), or a spectator. The script keeps the credential in the tab's
+service/table/invitations.py says why), or a spectator. The script keeps the credential in the tab's
 sessionStorage (and the browser's localStorage), out of any address, and talks to the JSON routes
 with `Authorization: Bearer`, and to the stream with `?token=` (EventSource sends no headers; a
 stream's address is in no history). `?token=` on the page still works for clients that use it.
@@ -23,7 +23,6 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 
 from api.auth import MAX_TOKEN_LENGTH, bearer_token, query_token
-from api.cli import is_loopback
 from api.errors import GruftBlueprint
 from api.games import games, viewer
 from api.i18n import gettext, narration_words
@@ -34,9 +33,10 @@ from api.viewer import HTML_PAGE, SECURITY_HEADERS, TITLES
 from domain import available_games, game_class
 from domain.core.words import N_
 from service import Forbidden, Unauthorized
-from service.access import is_host
-from service.invitations import HOST_SEAT
-from service.seats import BOT_KINDS
+from service.settings import is_loopback
+from service.table.access import is_host
+from service.table.invitations import HOST_SEAT
+from service.table.seats import BOT_KINDS
 
 # Templates and scripts live beside the viewer's (api/templates, api/static), which they share.
 blp = GruftBlueprint("play", __name__, description="The play page (HTML) and its invitations",

@@ -15,7 +15,7 @@ from api.inputs import request_bytes
 from api.verifying import Verified, verifier
 from domain.core.words import N_, Phrase
 from replays.document import build_document, describe
-from service.signing import SigningKey
+from service.audit.signing import SigningKey
 
 blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
 

@@ -16,10 +16,10 @@ from domain.core.clocks import BANK_MAX, INCREMENT_MAX
 from domain.core.game import MAX_ABORT_REASON, check_seed
 from domain.core.names import MAX_NAME_LENGTH
 from domain.core.words import N_
-from service.arbiter import KINDS as ANNOTATION_KINDS
-from service.arbiter import MAX_TEXT as MAX_ANNOTATION_TEXT
-from service.readmodels.metrics import METRICS
-from service.seats import BOT_KINDS
+from service.audit.arbiter import KINDS as ANNOTATION_KINDS
+from service.audit.arbiter import MAX_TEXT as MAX_ANNOTATION_TEXT
+from service.readmodels.stat_kinds import METRICS
+from service.table.seats import BOT_KINDS
 
 MAX_PLAYERS_LISTED = 12
 STATUSES = ["in_progress", "finished", "aborted"]  # a game's status (aborted: by its host)

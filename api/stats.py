@@ -8,7 +8,7 @@ from api import schemas
 from api.errors import GruftBlueprint
 from api.reads import read_models
 from domain.core.names import seated_form
-from service.readmodels.metrics import score_sign
+from service.readmodels.stat_kinds import score_sign
 
 blp = GruftBlueprint("stats", __name__, description="Player statistics and leaderboards across games "
                 "(finished games only), from the read models")

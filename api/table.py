@@ -11,7 +11,7 @@ from api.auth import bearer_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
 from domain.core import SPECTATOR
-from service.access import is_host
+from service.table.access import is_host
 
 blp = GruftBlueprint("table", __name__,
                      description="The table: seats handed to a bot and back, rematches")
@@ -19,7 +19,7 @@ blp = GruftBlueprint("table", __name__,
 
 def nudge_bots() -> None:
     """This worker's bot runner looks now (a seat was just handed to a bot)."""
-    start_bots = current_app.extensions.get("gruft.bots")  # set by cli.wsgi
+    start_bots = current_app.extensions.get("gruft.bots")  # set by serving.wsgi
     if start_bots is not None:
         start_bots()
 

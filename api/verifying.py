@@ -141,10 +141,10 @@ def verify_body(body: bytes, ring: list[str], lang: str = "en",
     stores) or ("bad", why unreadable)."""
     from api.inputs import parse_body
     from replays.document import verify
-    from service.arbiter import origin_of
+    from service.audit.arbiter import origin_of
+    from service.audit.gamelog import leaf_of
+    from service.audit.signing import check_signature
     from service.catalogs import translations
-    from service.gamelog import leaf_of
-    from service.signing import check_signature
 
     try:
         document = parse_body(body)

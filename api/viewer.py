@@ -28,7 +28,7 @@ from domain.core.landmarks import starts
 from domain.core.narration import describe
 from domain.core.words import N_
 from service import Forbidden, GameNotFound, Unauthorized
-from service.arbiter import shown
+from service.audit.arbiter import shown
 
 blp = GruftBlueprint("viewer", __name__, description="The web replay viewer (HTML pages)",
                 template_folder="templates", static_folder="static",
@@ -115,7 +115,7 @@ def viewer_page(game_id: str):
         raise Forbidden(N_("%(err)s; the host can watch it now from the host's page."),
                         err=err) from None
     # The script needs the token while the JSON endpoints still ask for it (in play, or sealed:
-    # service.seals), and the host's for what only the host does (forking).
+    # service.audit.seals), and the host's for what only the host does (forking).
     open_to_all = games().reads.seals.revealed(game)
     data = page_data(game, records, token=token if who.host or not open_to_all else None)
     data["host"] = who.host

@@ -37,7 +37,7 @@ from bench.load import Connection, MirroredGame, MirrorPlayer, Recorder, drive
 from bench.servers import Served, exit_on_sigterm, served_gruft, store
 from domain import game_class
 from replays.document import describe, verify
-from service.signing import check_signature
+from service.audit.signing import check_signature
 
 RESPAWN_TIMEOUT = 30.0  # seconds for the arbiter to replace a killed worker
 REQUEST_TIMEOUT = 15.0  # a request to a worker killed mid-way fails at once; this bounds the rest

@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from bots.simulate import default_players
 from domain import available_games, game_class
 from domain.core import Game
+from service.runners.simulate import default_players
 
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve"]
 MAX_COMMANDS_PER_GAME = 2000

@@ -21,8 +21,8 @@ from pathlib import Path
 from pyinstrument import Profiler
 
 from bench.suite import domain_game, fill_store, store_env
-from bots.simulate import default_players
 from domain import available_games, game_class
+from service.runners.simulate import default_players
 
 
 def profile_domain(keys: list[str]) -> int:

@@ -91,10 +91,10 @@ def list_times(env_of) -> None:
 def projection_rate(env: dict[str, str], games_count: int) -> None:
     """Store random games, rebuild their views, and time the parts."""
     from bots import RandomBot
-    from bots.simulate import default_players, play_game
     from domain import available_games, game_class
     from service.app import Games
     from service.readmodels import projection
+    from service.runners.simulate import default_players, play_game
 
     games = Games(env)
     rng = random.Random(3)

@@ -59,8 +59,8 @@ def listening_socket() -> socket.socket:
 
 
 def gunicorn_argv(app_spec: str, sock: socket.socket, workers: int) -> list[str]:
-    """gunicorn as `gruft serve` runs it (api.cli.serve: its serving model), for another app."""
-    from api.cli import DEFAULT_THREADS, worker_options
+    """gunicorn as `gruft serve` runs it (serving.serve_cli.serve: its serving model), for another app."""
+    from serving.serve_cli import DEFAULT_THREADS, worker_options
 
     gunicorn = shutil.which("gunicorn") or str(Path(sys.executable).parent / "gunicorn")
     return [gunicorn, "--bind", f"fd://{sock.fileno()}",

@@ -2,7 +2,7 @@
 
 eventsourcing opens SQLite in WAL mode with SQLite's default ``synchronous=FULL``: every commit
 waits for an fsync of the WAL, and commits are serialised across workers. gruft sets ``NORMAL``
-unless told otherwise (service.internals.tune_pool): in WAL mode a commit then survives a crash
+unless told otherwise (service.store.internals.tune_pool): in WAL mode a commit then survives a crash
 of the process or of gunicorn but not a power cut or an OS crash (the last commits before it may
 be lost; the file stays consistent). Both servers run side by side here, with 2 workers each,
 loaded alternately by the same client as `gruft bench`.

@@ -10,7 +10,7 @@ Every figure is measured next to its baseline in the same run, so ratios hold on
 - streams (bench.streams): with 5 live streams open on each of 200 games, the delay from a
   command's answer to its update on every stream of its game, and commands per second against
   the same load with no stream open;
-- clocks (bench.clocks): 1,000 games with running clocks, how long after its deadline each
+- clocks (bench.clock_lateness): 1,000 games with running clocks, how long after its deadline each
   ClockExpired is stored (a bound: p99 within 1 s);
 - stores (bench.stores, when a PostgreSQL server answers): commands per second and a command's p50
   on ``gruft serve --workers 2`` over PostgreSQL against the same over SQLite, with 1 and 8
@@ -35,15 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from bench import servers
-from bench.clocks import clock_figures
-from bench.clocks import report as clock_report
+from bench.clock_lateness import clock_figures
+from bench.clock_lateness import report as clock_report
 from bench.load import Connection, MirrorPlayer, Recorder, Run, drive
 from bench.stores import StoreFigures, store_figures
 from bench.stores import report as store_report
 from bench.streams import StreamFigures, stream_figures
 from bots import RandomBot
-from bots.simulate import default_players, play_game
 from domain import available_games, game_class
+from service.runners.simulate import default_players, play_game
 
 SLICE_CPU_S = 0.01  # CPU of one kind's turn in a pass of the replay measurement
 # The benchmark is one client address holding every stream: the per-address cap (64 a worker,
@@ -75,7 +75,7 @@ class Sizes:
     # with the streams second averaged 0.80, first 0.90 (the side that runs second is slower),
     # so an odd count tilts the median towards one order.
     stream_rounds: int = 2
-    clock_games: int = 0  # games with running clocks (bench.clocks; none: no clock figures)
+    clock_games: int = 0  # games with running clocks (bench.clock_lateness; none: no clock figures)
     # SQLite against PostgreSQL (bench.stores): rounds, and seconds per store, client count and
     # round; none: no store figures
     store_rounds: int = 0

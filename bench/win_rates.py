@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
-from bots.simulate import simulate
 from domain import available_games, game_class
+from service.runners.simulate import simulate
 
 
 def main() -> None:

@@ -80,7 +80,7 @@ class FirstBot:
 def best(moves: list[T], score: Callable[[T], Any], rng: random.Random) -> T:
     """One of the moves with the highest score; among several so rated, `rng` chooses.
 
-    A served bot's `rng` is secret (bots.seats): where a strategy rates moves alike, an observer
+    A served bot's `rng` is secret (service.runners.bot_runner): where a strategy rates moves alike, an observer
     who knows the strategy and the table guesses no better than one in as many (issue 23)."""
     scores = [score(move) for move in moves]
     top = max(scores)

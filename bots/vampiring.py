@@ -29,7 +29,7 @@ class VampiRingBot(HeuristicBot):
     @staticmethod
     def alike(costs: dict[tuple[str, str], float]) -> list[tuple[str, str]]:
         """The moves rated best, alike. Choosing among them at random keeps a table of these
-        bots from circling forever, and, the source being secret (bots.seats), keeps an observer
+        bots from circling forever, and, the source being secret (service.runners.bot_runner), keeps an observer
         who knows this strategy from doing better than it allows (issue 23)."""
         low = min(costs.values())
         return [mine for mine in MOVES if costs[mine] <= low + 1e-9]  # sums of the same terms

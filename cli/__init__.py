@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from api import cli as api_cli
-from bench import cli as bench_cli
-from bots import cli as bots_cli
-from replays import cli as replays_cli
-from service import cli as service_cli
+from bench import bench_cli
+from replays import replays_cli
+from service import store_cli as service_cli
 from service.release import release
+from service.runners import bots_cli
+from serving import serve_cli as api_cli
 
 PARTS = (api_cli, replays_cli, bots_cli, service_cli, bench_cli)
 

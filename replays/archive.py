@@ -26,8 +26,8 @@ from domain.core import HOST
 from domain.core.chain import DuplicateKey, strict_loads
 from domain.core.game import recorded_id
 from replays.document import build_document, describe, verify
+from service.audit.signing import check_signature
 from service.errors import GameNotFound
-from service.signing import check_signature
 
 PAGE = 500  # notifications read at a time while listing the games
 STATUSES = ("in_progress", "finished", "aborted")
@@ -138,7 +138,7 @@ def restore(games: Any, key: Any, lines: Iterable[str], *, tokens: IO[str] | Non
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """`gruft archive` and `gruft restore`."""
-    from service.cli import add_db
+    from service.store_cli import add_db
 
     parser = sub.add_parser("archive", help="write every game as replay documents, one a line "
                                              "(JSON Lines)")
@@ -171,10 +171,10 @@ def _moment(text: str) -> datetime:
 def _opened(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """The store `--db` (or the settings) name, its signing key and its game log."""
     from service.app import Games
-    from service.cli import command_env
-    from service.gamelog import GameLog
+    from service.audit.gamelog import GameLog
+    from service.audit.signing import SigningKey
     from service.settings import data_dir
-    from service.signing import SigningKey
+    from service.store_cli import command_env
 
     games = Games(env=command_env(args))
     key = SigningKey.load_or_create(data_dir(games.storage))

@@ -54,7 +54,7 @@ from domain.core.game import recorded_authors, recorded_shapes
 from domain.core.words import N_, Gettext, Phrase, Said, english
 from replays.logproof import log_problem
 from replays.schema_words import schema_words
-from service.signing import key_id
+from service.audit.signing import key_id
 
 FORMAT = "gruft-replay"
 FORMAT_VERSION = 2  # what the service exports; a game without a salt still exports as 1
@@ -81,7 +81,7 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
                    origin: dict[str, Any] | None = None) -> dict:
     """The signed replay document of a game, its stored event records and its annotations;
     `log`: a game that is over, its inclusion proof in the game log (replays.logproof);
-    `origin`: an imported copy, the game it copies (service.arbiter.Origin)."""
+    `origin`: an imported copy, the game it copies (service.audit.arbiter.Origin)."""
     doc: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if game.salt is not None else 1,

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from replays.logproof import HASH, checkpoint_problem
-from service.merkle import verify_consistency
-from service.signing import check_signature
+from service.audit.merkle import verify_consistency
+from service.audit.signing import check_signature
 
 CONSISTENT, CAUGHT, CANNOT = 0, 1, 2
 DEFAULT_SERVER = "http://127.0.0.1:8000"

@@ -15,9 +15,9 @@ from typing import Any
 
 from domain.core import canonical
 from domain.core.words import N_, Phrase
-from service.gamelog import leaf_bytes, leaf_of
-from service.merkle import leaf_hash, verify_inclusion
-from service.signing import key_id
+from service.audit.gamelog import leaf_bytes, leaf_of
+from service.audit.merkle import leaf_hash, verify_inclusion
+from service.audit.signing import key_id
 
 HASH = re.compile(r"[0-9a-f]{64}")
 CHECKPOINT_FIELDS = ("origin", "size", "root", "timestamp", "key_id", "signature")

@@ -1,6 +1,6 @@
 """Holding a document to the receipts its players kept (`gruft verify DOC --receipt FILE`).
 
-A receipt (service.receipts) is the server's signed word that, after a command, the game's event
+A receipt (service.audit.receipts) is the server's signed word that, after a command, the game's event
 `version` had chain hash `hash`. A document of that game must reach that version
 (`receipt_beyond_document`) and have that hash there (`receipt_mismatch`). A receipt whose
 signature does not hold proves nothing and is named as such (`receipt_invalid`). A mismatch
@@ -16,8 +16,8 @@ from typing import Any
 
 from domain.core.words import N_, Phrase
 from replays.document import Verdict
-from service.receipts import FIELDS, signed_part
-from service.signing import key_id
+from service.audit.receipts import FIELDS, signed_part
+from service.audit.signing import key_id
 
 
 def receipt_list(value: Any) -> list[Any]:

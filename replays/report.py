@@ -31,8 +31,8 @@ from domain.core.words import N_, fill, fill_plural
 from replays.document import Verdict, describe, made_on_copy, verify
 from replays.terminal import result_text
 from replays.verify import INVALID, exit_code, read_inputs
+from service.audit.signing import check_signature
 from service.catalogs import LANGUAGES, translations
-from service.signing import check_signature
 
 AROUND = 5  # events told before and after the step
 # The rulings' ids (docs/rules/<game>.md): each game's prefix, as its END_RULE has it.

@@ -27,7 +27,7 @@ from domain.core.eventfilter import UNITS, matching, units
 from replays.document import describe, verify
 from replays.terminal import reader_left
 from replays.verify import trusted_keys
-from service.signing import check_signature
+from service.audit.signing import check_signature
 
 
 def rebuild_states(document: dict[str, Any]) -> list[dict[str, Any]]:

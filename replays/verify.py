@@ -24,8 +24,8 @@ from replays.document import Verdict, check_fork, describe, verify
 from replays.logproof import check_retired
 from replays.receipts import check_receipts, receipt_list
 from replays.terminal import reader_left, result_text
+from service.audit.signing import check_signature
 from service.catalogs import LANGUAGES, translations
-from service.signing import check_signature
 
 VALID, INVALID, UNVERIFIED = 0, 1, 2
 

@@ -1,7 +1,7 @@
 """The games Application: store games and run commands on them — load, command, save.
 
-What viewers read (service.reads), the arbiter's work (service.arbiter), seats and tokens
-(service.access) and live delivery to streams (service.delivery, service.live) each live in a
+What viewers read (service.reads), the arbiter's work (service.audit.arbiter), seats and tokens
+(service.table.access) and live delivery to streams (service.live.delivery, service.live.watches) each live in a
 module of their own; the Application builds one of each, and they share its repository.
 """
 
@@ -25,28 +25,28 @@ from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer
 from domain.core.chain import BOT, HOST_BY, SEAT, clone
 from domain.core.names import check_seated_names
 from domain.core.words import N_, Term
-from service import metrics
-from service.access import Access, acting_player, check_host, is_host, seat_named, seat_right
-from service.arbiter import Annotations, Arbiter, Origin
-from service.clocks import Clocked
-from service.ddl import retry_concurrent_ddl
-from service.delivery import Delivery
+from service import operator_metrics
+from service.audit.arbiter import Annotations, Arbiter, Origin
+from service.audit.receipts import Receipts
 from service.errors import Conflict, Forbidden, ServiceError, Unauthorized
-from service.follower import Follower
-from service.freshness import Freshness
-from service.gaps import is_gap
-from service.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
-from service.invitations import HOST_SEAT, Invitations
-from service.live import Live
-from service.mapper import StoredShapeMapper
-from service.presence import Presence
+from service.live.delivery import Delivery
+from service.live.presence import Presence
+from service.live.watches import Live
 from service.reads import Reads, shown_event
-from service.receipts import Receipts
-from service.rematch import RematchLink, rotated
-from service.repository import GameRepository, project_events
-from service.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
 from service.settings import Settings, storage_env
-from service.tokens import carried_from, draw_salt, draw_seed, issue_credentials
+from service.store.ddl import retry_concurrent_ddl
+from service.store.follower import Follower
+from service.store.freshness import Freshness
+from service.store.gaps import is_gap
+from service.store.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
+from service.store.mapper import StoredShapeMapper
+from service.store.repository import GameRepository, project_events
+from service.table.access import Access, acting_player, check_host, is_host, seat_named, seat_right
+from service.table.clocked import Clocked
+from service.table.invitations import HOST_SEAT, Invitations
+from service.table.rematch import RematchLink, rotated
+from service.table.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
+from service.table.tokens import carried_from, draw_salt, draw_seed, issue_credentials
 
 RACE_ATTEMPTS = 50  # runs of one command without expected_version that lost the race to others
 STORE_ATTEMPTS = 2  # tries of a store call that met a dead connection (the library's: 10)
@@ -71,7 +71,7 @@ class CommandOutcome:
     events: list[dict[str, Any]]
     to_act: list[str]
     status: str
-    receipt: dict[str, Any] | None = None  # signed by the server (service.receipts), if it signs
+    receipt: dict[str, Any] | None = None  # signed by the server (service.audit.receipts), if it signs
 
 
 class Games(SaveHooks):
@@ -91,21 +91,21 @@ class Games(SaveHooks):
             self.snapshotting_intervals = {game_class(k): interval for k in available_games()}
         super().__init__(env=env)
         self.access = Access(self.repository)  # tokens to viewers, bot seats
-        # The one reader of the log in this process (service/follower.py): the live updates,
+        # The one reader of the log in this process (service/store/follower.py): the live updates,
         # the read models and the bot runner subscribe to it.
         self.follower = Follower(self.recorder, poll=self.settings.live_poll)
         weakref.finalize(self, self.follower.close)  # an Application let go without close()
         if self.follower.kind == "postgres":  # asking the store is a round trip: a command
-            # trusts the cache as far as the follower heard (service/freshness.py), which is
+            # trusts the cache as far as the follower heard (service/store/freshness.py), which is
             # subscribed before anything is cached, so it hears of every change to a cached game
             self.repository.freshness = Freshness(lambda: self.follower.listening,
                                                   self.repository.forget, self.follower.head())
             self.follower.hearing(self.repository.freshness.heard)
             self.follower.subscribe(self.repository.freshness)
         # Who waits for which game (streams, long polls) and how they learn of changes
-        # (service/live.py).
+        # (service/live/watches.py).
         self.live = Live(self.follower)
-        # Who has each game open (service/presence.py): shared through the store between
+        # Who has each game open (service/live/presence.py): shared through the store between
         # processes, unless the store is in memory (one process).
         self.presence = Presence(self.recorder, shared=self.follower.kind is not None)
         self.reads = Reads(self.repository, self.access, self.live, self.presence)
@@ -130,15 +130,15 @@ class Games(SaveHooks):
 
     def construct_mapper(self) -> Any:
         """eventsourcing's mapper, writing an upcast event back as it was stored (a re-import
-        of an older release's document: service/mapper.py)."""
+        of an older release's document: service/store/mapper.py)."""
         return self.factory.mapper(transcoder=self.construct_transcoder(),
                                    mapper_class=StoredShapeMapper)
 
     def construct_recorder(self) -> Any:
         """The events recorder; its tables are created race-safely (workers start together),
-        and a store that is away is said within seconds (service.internals.bound_retries)."""
+        and a store that is away is said within seconds (service.store.internals.bound_retries)."""
         recorder = bound_retries(retry_concurrent_ddl(super().construct_recorder), STORE_ATTEMPTS)
-        if hasattr(recorder, "synchronous_commit"):  # PostgreSQL's (service/postgres.py)
+        if hasattr(recorder, "synchronous_commit"):  # PostgreSQL's (service/store/postgres.py)
             recorder.synchronous_commit = self.settings.postgres_synchronous_commit
         return recorder
 
@@ -210,7 +210,7 @@ class Games(SaveHooks):
 
     def close(self) -> None:
         """Stop following the log, then close the store."""
-        self.closed = True  # runners holding this Application (bots/clocks.py) stop
+        self.closed = True  # runners holding this Application (service/runners/clock_runner.py) stop
         # The embedded runners' threads end before the store closes: a query in flight on a
         # connection another thread closes can crash the process (SQLite's C library).
         for stop in self._at_close:
@@ -235,7 +235,7 @@ class Games(SaveHooks):
     ) -> NewGame:
         """Start a game (seeded or stacked) and issue its tokens, in one transaction.
 
-        `bots` gives seats to the server's bots (service.seats): recorded beside the game.
+        `bots` gives seats to the server's bots (service.table.seats): recorded beside the game.
         `clock`: each seat's bank and increment (domain.core.clocks). `host_seat`: the seat the
         organiser plays with the host token, which then sees only that seat's secrets.
         """
@@ -257,7 +257,7 @@ class Games(SaveHooks):
         (a restore keeps the archived id: replays.archive), with the document's verified
         annotations (their chain holds: the events are the same); `bots`: the seats the
         server's bots play on (a restore's, as its creation recorded them); `origin`: an
-        import's (service.arbiter.origin_of), so that every export of the copy says whose game
+        import's (service.audit.arbiter.origin_of), so that every export of the copy says whose game
         it copies and what its new host adds is never read as the original's.
 
         Its seats are the recorded names: they must follow today's name rule (no look-alike
@@ -320,7 +320,7 @@ class Games(SaveHooks):
                                        trust=attempt == 0)
             try:
                 new_events = self._save_and_share(game)
-                metrics.commanded(game.KEY, sender)
+                operator_metrics.commanded(game.KEY, sender)
                 break
             except Conflict:
                 # Another seat's command was stored first (VampiRing's simultaneous moves):
@@ -341,7 +341,7 @@ class Games(SaveHooks):
         """A copy of the game with the command executed on it (not saved yet), and its sender.
 
         With `trust`, on the cached game as far as the log follower heard (PostgreSQL,
-        service/freshness.py); a copy older than the expected version, or one the rules or the
+        service/store/freshness.py); a copy older than the expected version, or one the rules or the
         expected version refuse, is judged again on the game read from the store: only the
         stored game may refuse a command. A stale copy that passes is caught by the store's
         unique key on saving, and the command runs again (`command`)."""
@@ -361,7 +361,7 @@ class Games(SaveHooks):
             if trusted:
                 return self._ruled(game_id, viewer, named, command, expected_version, by, False)
             if isinstance(refused, Refusal):
-                metrics.refused(game.KEY, refused.code, refused.rule)
+                operator_metrics.refused(game.KEY, refused.code, refused.rule)
             raise
         return game, sender
 
@@ -478,7 +478,7 @@ class Games(SaveHooks):
             except IntegrityError as exc:
                 if is_gap(exc):
                     # The store refused a skipped version: this worker's copy is ahead of the
-                    # store (PostgreSQL lost writes it had shown, see service/postgres.py). The
+                    # store (PostgreSQL lost writes it had shown, see service/store/postgres.py). The
                     # command runs again on the game read afresh.
                     self.repository.forget(game.id)
                 raise Conflict(N_("another command was stored first; reload and try again")) from None

@@ -51,9 +51,9 @@ GAMES = Cache(
     entries=1_000, setting="AGGREGATE_CACHE_MAXSIZE",
     invalidated="never changed in place: replaced by a copy brought forward with newer events "
                 "(a command saved here, the log follower's events, or a read finding more in the "
-                "store: service.repository.GameRepository.forward and offer)")
+                "store: service.store.repository.GameRepository.forward and offer)")
 TAILS = Cache(
-    where="service.delivery:Delivery._tails",
+    where="service.live.delivery:Delivery._tails",
     holds="the newest stored events of a game being streamed (up to TAIL_EVENTS), by game id",
     bytes=8 << 20,
     invalidated="never stale: stored events never change; a tail is extended with the next "
@@ -65,19 +65,19 @@ STREAM_MESSAGES = Cache(
     invalidated="never stale: a message is keyed by the version it shows; the least recently "
                 "used are dropped past the bound")
 ANNOUNCED = Cache(
-    where="service.live:Live._known",
+    where="service.live.watches:Live._known",
     holds="the newest version announced of a game, by game id (so each is announced once)",
     entries=4_096,
     invalidated="raised by each newer announcement; the least recently announced forgotten")
 
 PRESENCE_OTHERS = Cache(
-    where="service.presence:Presence._others",
+    where="service.live.presence:Presence._others",
     holds="the seats other processes have streams open for, by game id",
     bounded_by="the games with a seat's stream open in some process (the presence table's rows)",
     invalidated="replaced whole by each read of the presence table (every READ_SECONDS)")
 
 FRESHNESS = Cache(
-    where="service.freshness:Freshness._newest",
+    where="service.store.freshness:Freshness._newest",
     holds="the newest stored version the follower heard of, by game id (whether a cached game "
           "may be trusted without reading the store)",
     entries=100_000,
@@ -89,12 +89,12 @@ REMATCHES = Cache(
     entries=10_000,
     invalidated="never stale: a rematch, once made, is never changed")
 RECEIPTS = Cache(
-    where="service.receipts:Receipts._signed",
+    where="service.audit.receipts:Receipts._signed",
     holds="a signed receipt, by game id and version",
     entries=10_000,
     invalidated="never stale: a receipt is a signature over a stored event")
 REVEALED = Cache(
-    where="service.seals:Seals._revealed",
+    where="service.audit.seals:Seals._revealed",
     holds="that a sealed family of games is revealed, by family",
     entries=10_000,
     invalidated="never stale: nothing joins a revealed family")
@@ -102,17 +102,17 @@ REVEALED = Cache(
 # -- who may do what ---------------------------------------------------------------------------
 
 CREDENTIALS = Cache(
-    where="service.access:Access._credentials",
+    where="service.table.access:Access._credentials",
     holds="a game's token hashes (one per seat and the host's), by game id",
     entries=10_000,
     invalidated="never stale: written once with the game and never changed")
 BOT_SEATS = Cache(
-    where="service.access:Access._bot_seats",
+    where="service.table.access:Access._bot_seats",
     holds="the seats of a game the server's bots play, by game id",
     entries=10_000,
     invalidated="never stale: recorded once with the game and never changed")
 KEY_IDS = Cache(
-    where="service.signing:key_id",
+    where="service.audit.signing:key_id",
     holds="a public key's fingerprint, by its PEM text",
     entries=64,
     invalidated="never stale: a fingerprint is a function of the key")
@@ -130,22 +130,22 @@ SQL_TEXTS = Cache(
     bounded_by="the templates written in service/readmodels/views.py",
     invalidated="never stale: a function of the template and the database kind")
 SUBTREES = Cache(
-    where="service.merkle:Tree._perfect",
+    where="service.audit.merkle:Tree._perfect",
     holds="the hash of a complete subtree of the game log's Merkle tree, by its span",
     bounded_by="the log: under two per leaf, and leaves are never changed",
     invalidated="never stale: the leaves under a complete subtree never change")
 LOG_INDEX = Cache(
-    where="service.gamelog:GameLog._index",
+    where="service.audit.gamelog:GameLog._index",
     holds="a logged game's leaf index, by game id (beside its leaf hash in the log's tree)",
     bounded_by="the log: one per game logged",
     invalidated="never stale: the log is append-only, read forward from its table")
 STATEMENTS = Cache(
-    where="service.internals:tune_pool.create_tuned",
+    where="service.store.internals:tune_pool.create_tuned",
     holds="a prepared statement of one SQLite connection, by its text (sqlite3's own cache)",
     entries=128,
     invalidated="sqlite3's: dropped when the schema changes or the connection closes")
 PREPARED = Cache(
-    where="service.postgres:GamesRecorder._prepared",
+    where="service.store.postgres:GamesRecorder._prepared",
     holds="the names of the statements prepared on one PostgreSQL connection, by connection",
     bounded_by="the pool's connections (weakly held) and the recorder's statements (a write, "
                "the follower's read, four shapes of a game's read)",
@@ -162,7 +162,7 @@ TRANSLATIONS = Cache(
     bounded_by="the languages its callers choose among (the request's locale, gruft report --lang)",
     invalidated="never stale: the catalogs are files of the release")
 METRICS = Cache(
-    where="service.metrics:_follower",
+    where="service.operator_metrics:_follower",
     holds="the follower's two gauges, made on its first round",
     bounded_by="its two names",
     invalidated="never: made once a process")

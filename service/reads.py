@@ -19,16 +19,16 @@ from domain.core.clocks import clocks_at
 from domain.core.narration import tell
 from domain.core.visibility import sees_everything
 from domain.core.words import N_
-from service.access import Access, check_replay_open, seat_viewer
+from service.audit.logfilter import LogFilter
+from service.audit.seals import Seals, stamp
 from service.caches import REMATCHES
 from service.errors import GameNotFound
-from service.live import Live
-from service.logfilter import LogFilter
-from service.presence import Presence
-from service.rematch import RematchLink
-from service.repository import GameRepository, parse_game_id
-from service.seals import Seals, stamp
-from service.seats import with_bots
+from service.live.presence import Presence
+from service.live.watches import Live
+from service.store.repository import GameRepository, parse_game_id
+from service.table.access import Access, check_replay_open, seat_viewer
+from service.table.rematch import RematchLink
+from service.table.seats import with_bots
 
 EVENTS_PAGE_MAX = 1000
 
@@ -79,7 +79,7 @@ class Reads:
         return view
 
     def rematch_of(self, game_id: UUID) -> UUID | None:
-        """The rematch of a game, if one was made (service/rematch.py)."""
+        """The rematch of a game, if one was made (service/table/rematch.py)."""
         try:
             return self._rematches.get(game_id)
         except KeyError:
@@ -204,7 +204,7 @@ class Reads:
 
 def shown_event(game: Game, event: Any, viewer: Viewer, revealed: bool | None = None
                 ) -> dict[str, Any]:
-    """A stored event as the log shows it to `viewer` (`revealed`: service.seals's answer; by
+    """A stored event as the log shows it to `viewer` (`revealed`: service.audit.seals's answer; by
     default the game's own, which keeps a sealed family's games sealed)."""
     return redacted(game, event_record(event), viewer, revealed)
 

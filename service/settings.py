@@ -10,6 +10,7 @@ store's own variables are eventsourcing's (`PERSISTENCE_MODULE`, `SQLITE_*`, `PO
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from service.caches import GAMES
 
 DEFAULT_DB = "./data/games.sqlite"
 DEFAULT_SNAPSHOT_INTERVAL = 100  # events between snapshots of a game
-POSTGRES_RECORDER = "service.postgres:GamesRecorder"
+POSTGRES_RECORDER = "service.store.postgres:GamesRecorder"
 STORES = ("eventsourcing.sqlite", "eventsourcing.postgres", "eventsourcing.popo")
 
 
@@ -131,7 +132,7 @@ class Settings:
     views_wait: float = _setting("GRUFT_VIEWS_WAIT", "5", _seconds(0, 600))
     views_patience: float = _setting("GRUFT_VIEWS_PATIENCE", "0.05", _seconds(0, 5))
     readmodels_batch: int = _setting("READMODELS_BATCH", "500", _whole(1))
-    # PostgreSQL's synchronous_commit for the writes of events (service/postgres.py)
+    # PostgreSQL's synchronous_commit for the writes of events (service/store/postgres.py)
     postgres_synchronous_commit: str = _setting("POSTGRES_SYNCHRONOUS_COMMIT", "on",
                                                 _one_of("on", "off"))
 
@@ -195,7 +196,7 @@ def storage_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     env.setdefault("POSTGRES_CONNECT_TIMEOUT", "2")
     if module == "eventsourcing.postgres":
         # gruft's own recorder: a write is one statement, locked and committed by the server
-        # without a round trip in between (service/postgres.py).
+        # without a round trip in between (service/store/postgres.py).
         env["APPLICATION_RECORDER_TOPIC"] = POSTGRES_RECORDER
     env.setdefault("AGGREGATE_CACHE_MAXSIZE", str(GAMES.entries))
     # eventsourcing builds its snapshot store only when this is set (or when the Application
@@ -216,3 +217,13 @@ def data_dir(env: Mapping[str, str]) -> Path:
         path = Path(env.get("GAMES_DB") or DEFAULT_DB).expanduser().resolve().parent
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address or host name is this machine's own loopback."""
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

@@ -33,7 +33,7 @@ def seats(key: str, count: int | None = None) -> list[str]:
 
 def played_document(game: Any, rng: random.Random, key: Any) -> dict[str, Any]:
     """A started game played to its end through the rules alone, exported as a replay document
-    signed with `key` (a service.signing.SigningKey: a test's own, or the server's)."""
+    signed with `key` (a service.audit.signing.SigningKey: a test's own, or the server's)."""
     from domain.core import event_record
     from replays.document import build_document
 

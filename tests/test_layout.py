@@ -10,15 +10,19 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("domain", "service", "api", "replays", "bots", "bench", "cli")
+PACKAGES = ("domain", "service", "api", "replays", "bots", "bench", "cli",
+            "serving")
 
-# package -> the packages of ours it may import (bench and cli may import anything)
+# package -> the packages of ours it may import (bench and cli may import anything):
+# domain <- bots <- service <- replays <- api <- serving, each importing only what lies inward
 ALLOWED = {
     "domain": {"domain"},
-    "service": {"service", "domain"},
-    "api": {"api", "service", "domain", "replays"},
+    "bots": {"bots", "domain"},  # the strategies: they read the rules only
+    "service": {"service", "domain", "bots"},  # its runners play the bots
     "replays": {"replays", "service", "domain"},
-    "bots": {"bots", "service", "domain"},
+    "api": {"api", "service", "domain", "replays"},
+    # the serving runtime: gunicorn's hooks and the WSGI entry around the API
+    "serving": {"serving", "api", "service", "domain", "replays", "bots"},
     "bench": set(PACKAGES),
     "cli": set(PACKAGES),
 }

@@ -324,7 +324,7 @@ def check_salt(salt: Any) -> None:
 
 # Reaches into eventsourcing's internals (this fast path, Game._create, Game._trigger_exact,
 # Game.Event.mutate, events built without their __init__): listed with their measured
-# reasons in service/internals.py and checked by tests/service/test_internals.py.
+# reasons in service/store/internals.py and checked by tests/service/test_internals.py.
 # @event class -> (its method's body, the event fields it takes): see Game.Event.mutate.
 _APPLIERS: dict[type, tuple[Any, tuple[str, ...]]] = {}
 
@@ -931,7 +931,7 @@ class Game(Aggregate):
     def revealed(self) -> bool:
         """Whether everything about the game is public, as far as the game alone knows: it is
         over and in no sealed family (a family member is revealed when every game of its family
-        is over, which the service decides: service.seals)."""
+        is over, which the service decides: service.audit.seals)."""
         return self.finished and self.family is None
 
     def view(self, viewer: Viewer, revealed: bool | None = None) -> dict[str, Any]:

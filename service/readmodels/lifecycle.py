@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from service import metrics
+from service import operator_metrics
 from service.app import Games
 from service.readmodels.projection import NAME, ReadModelRunner, open_view, sibling_db, views_env
 from service.readmodels.views import ReadModelView
@@ -47,7 +47,7 @@ class RunnerBusy(RuntimeError):
 class RunnerLock:
     """The lock that makes one runner per store; released if its holder dies.
 
-    `name` says which runner: the projection's by default; the bot seats' runner (bots.seats)
+    `name` says which runner: the projection's by default; the bot seats' runner (service.runners.bot_runner)
     takes a lock of its own with the same mechanics.
     """
 
@@ -163,7 +163,7 @@ def supervise(lock: RunnerLock, stop: threading.Event, run: Callable[[], bool],
                 stop.wait(LOCK_RETRY_SECONDS)
                 continue
             try:
-                with metrics.Running(lock.name):
+                with operator_metrics.Running(lock.name):
                     if not run():
                         return
             except Exception:

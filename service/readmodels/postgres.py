@@ -16,8 +16,8 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.utils import retry
 
-from service.ddl import retry_concurrent_ddl
 from service.readmodels.views import TABLES, ReadModelView
+from service.store.ddl import retry_concurrent_ddl
 
 
 class PostgresReadModelView(ReadModelView, PostgresTrackingRecorder):

@@ -2,7 +2,7 @@
 
 `GameViews` is an `eventsourcing.projection.Projection`: it takes each stored event in log order
 with its position. `ViewsFeed` is its subscriber to the process's log follower
-(service/follower.py): it hands the projection each page of notifications the follower reads,
+(service/store/follower.py): it hands the projection each page of notifications the follower reads,
 and the projection applies the events of one page in one transaction with the position of the
 last (`READMODELS_BATCH` at most): a transaction per event cost ~0.2 ms of SQLite work each, a third of
 a command's CPU under load (docs/performance.md). `ReadModelRunner` subscribes a feed to an
@@ -28,9 +28,9 @@ from eventsourcing.utils import Environment
 from domain.core import Game, event_data
 from service.app import Games
 from service.caches import MIRROR
-from service.internals import reconnect_promptly, tune_pool
 from service.readmodels.views import GameUpdate, ReadModelView, SQLiteReadModelView
 from service.settings import Settings, storage_env
+from service.store.internals import reconnect_promptly, tune_pool
 
 NAME = "readmodels"  # the projection: env prefix READMODELS_*, PostgreSQL readmodels_tracking
 
@@ -181,7 +181,7 @@ class ViewsFeed:
                  patience: float = 0.0) -> None:
         self.projection = projection
         # Handed what is new at most every `patience` seconds (GRUFT_VIEWS_PATIENCE), unless
-        # a reader hurries the follower: fewer, larger transactions (service/follower.py).
+        # a reader hurries the follower: fewer, larger transactions (service/store/follower.py).
         self.patience = patience
         self._mapper = mapper
         self._app_name = app_name

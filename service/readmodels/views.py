@@ -26,9 +26,9 @@ from typing import Any
 from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
-from service.ddl import retry_concurrent_ddl
-from service.internals import insert_tracking
-from service.readmodels.metrics import Sample, score_sign
+from service.readmodels.stat_kinds import Sample, score_sign
+from service.store.ddl import retry_concurrent_ddl
+from service.store.internals import insert_tracking
 
 PAGE_MAX = 200
 TOP = 2**62  # above every position: a newest-first listing with no cursor starts below it

@@ -1,6 +1,6 @@
 """Bot seats over HTTP: `"bots"` on POST /games, the views that name them, games the server plays.
 
-The app under test is the served one (cli.wsgi: the API with its bot runner), with bots moving
+The app under test is the served one (serving.wsgi: the API with its bot runner), with bots moving
 at once (GRUFT_BOT_DELAY=0); the last tests start real `gruft serve` and `gruft bots` processes.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from cli.wsgi import create_app
 from domain import available_games
+from serving.wsgi import create_app
 from tests.kit import SHORT_OPTIONS, call, seats, served_gruft, start_gruft, stop, wait_until
 
 
@@ -23,7 +23,7 @@ def served(sqlite_env) -> Iterator[Any]:
     """The served app (with its bot runner) on a fresh SQLite file."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
-    from bots.seats import _embedded
+    from service.runners.bot_runner import _embedded
 
     runner = _embedded.get(app.extensions["gruft"])
     if runner is not None:

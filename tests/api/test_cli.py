@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from api import cli
 from cli import main
+from serving import serve_cli
 
 
 @pytest.fixture
 def exec_argv(monkeypatch):
     """What `gruft serve` would exec, captured instead of run."""
     seen: list[list[str]] = []
-    monkeypatch.setattr(cli.os, "execv", lambda path, argv: seen.append(argv))
+    monkeypatch.setattr(serve_cli.os, "execv", lambda path, argv: seen.append(argv))
     return seen
 
 
@@ -27,7 +27,7 @@ def test_serve_binds_host_and_port(exec_argv, capsys):
     assert argv[argv.index("--workers") + 1] == "3"
     # No gunicorn access log (it would print query strings) and no shared control socket.
     assert "--access-logfile" not in argv and "--no-control-socket" in argv
-    assert argv[-1] == "cli.wsgi:create_app()"  # the API with its bot runner beside it
+    assert argv[-1] == "serving.wsgi:create_app()"  # the API with its bot runner beside it
     assert "http://127.0.0.1:8123" in capsys.readouterr().out
 
 

@@ -11,9 +11,9 @@ from api import create_app
 from domain import game_class
 from domain.core import canonical
 from replays.logproof import checkpoint_problem
-from service.merkle import leaf_hash, verify_consistency, verify_inclusion
+from service.audit.merkle import leaf_hash, verify_consistency, verify_inclusion
+from service.audit.signing import SigningKey, check_signature
 from service.settings import data_dir, storage_env
-from service.signing import SigningKey, check_signature
 from tests.kit import SHORT_OPTIONS, play_over_rest, played_document, seats, wait_until
 
 

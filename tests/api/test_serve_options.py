@@ -8,8 +8,8 @@ import resource
 
 import pytest
 
-from api import cli
 from cli import main
+from serving import serve_cli
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +31,8 @@ def exec_argv(monkeypatch):
     """What `gruft serve` would exec, captured instead of run; what it sets in its
     environment set in a copy."""
     seen: list[list[str]] = []
-    monkeypatch.setattr(cli.os, "execv", lambda path, argv: seen.append(argv))
-    monkeypatch.setattr(cli.os, "environ", dict(cli.os.environ))
+    monkeypatch.setattr(serve_cli.os, "execv", lambda path, argv: seen.append(argv))
+    monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))
     return seen
 
 
@@ -46,21 +46,21 @@ def test_default_serving_model(exec_argv, monkeypatch):
     main(["serve", "--fd", "7"])
     (argv,) = exec_argv
     assert option(argv, "--worker-class") == "gthread"
-    assert option(argv, "--workers") == str(cli.DEFAULT_WORKERS)
-    assert option(argv, "--threads") == str(cli.DEFAULT_THREADS)
+    assert option(argv, "--workers") == str(serve_cli.DEFAULT_WORKERS)
+    assert option(argv, "--threads") == str(serve_cli.DEFAULT_THREADS)
     # A worker takes no more connections than it can serve (plus a few idle kept-alive ones).
-    assert int(option(argv, "--worker-connections")) == cli.DEFAULT_THREADS + cli.KEEPALIVE_SPARE
-    assert cli.DEFAULT_WORKERS * cli.DEFAULT_THREADS >= 1000  # issue 15: 1,000 open streams
+    assert int(option(argv, "--worker-connections")) == serve_cli.DEFAULT_THREADS + serve_cli.KEEPALIVE_SPARE
+    assert serve_cli.DEFAULT_WORKERS * serve_cli.DEFAULT_THREADS >= 1000  # issue 15: 1,000 open streams
 
 
 def test_streams_leave_threads_for_other_requests(exec_argv, monkeypatch):
     # gruft serve sets the cap in its environment, which the workers inherit: a copy here.
-    monkeypatch.setattr(cli.os, "environ", {k: v for k, v in cli.os.environ.items()
+    monkeypatch.setattr(serve_cli.os, "environ", {k: v for k, v in serve_cli.os.environ.items()
                                             if k != "GRUFT_STREAMS_MAX"})
     main(["serve", "--fd", "7", "--threads", "200"])
     # The workers inherit the cap: a tenth of the threads stays free for commands.
-    assert cli.os.environ["GRUFT_STREAMS_MAX"] == "180"
-    assert cli.streams_max(1000) == 900 and cli.streams_max(8) == 4 and cli.streams_max(2) == 1
+    assert serve_cli.os.environ["GRUFT_STREAMS_MAX"] == "180"
+    assert serve_cli.streams_max(1000) == 900 and serve_cli.streams_max(8) == 4 and serve_cli.streams_max(2) == 1
 
 
 def test_threads_and_workers_from_the_environment_and_the_command_line(exec_argv, monkeypatch):
@@ -85,7 +85,7 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit(monkeypatch):
     lowered = min(256, hard)
     resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
     try:
-        assert cli.raise_open_files_limit() == (hard if hard != resource.RLIM_INFINITY
+        assert serve_cli.raise_open_files_limit() == (hard if hard != resource.RLIM_INFINITY
                                                 else max(lowered, 65536))
         assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= lowered
     finally:
@@ -103,6 +103,6 @@ def test_a_loopback_bind_warns_that_other_devices_cannot_reach_it(exec_argv, mon
     monkeypatch.setenv("GRUFT_PUBLIC_URL", "http://192.168.1.20:8000")
     main(["serve", "--host", "127.0.0.1", "--port", "8000"])
     assert "warning" not in capsys.readouterr().err
-    assert [cli.is_loopback(h) for h in ("localhost", "::1", "[::1]", "127.0.0.2", "0.0.0.0",
+    assert [serve_cli.is_loopback(h) for h in ("localhost", "::1", "[::1]", "127.0.0.2", "0.0.0.0",
                                          "192.168.1.20", "gruft.example")] == [
         True, True, True, True, False, False, False]

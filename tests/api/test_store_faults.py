@@ -180,7 +180,7 @@ def test_a_worker_booting_while_the_store_is_away_waits_for_it(monkeypatch, caps
     # booting during an outage (or beside a busy SQLite writer) tries again until it can.
     from eventsourcing.persistence import OperationalError
 
-    from cli import wsgi
+    from serving import wsgi
 
     monkeypatch.setattr(wsgi, "BOOT_RETRY_SECONDS", 0)
     failures = [OperationalError("connection refused"), sqlite3.OperationalError("database is locked")]

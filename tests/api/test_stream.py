@@ -13,7 +13,7 @@ import pytest
 
 from api import create_app
 from domain import available_games
-from service import delivery
+from service.live import delivery
 from tests.api.sse import ClientStream, Message, events_of
 from tests.kit import SHORT_OPTIONS, seats
 

@@ -1,4 +1,4 @@
-"""api.stream_writer: one thread writes every stream of a worker after its first message; a slow
+"""service.live.stream_writer: one thread writes every stream of a worker after its first message; a slow
 client never holds up the others, and one that falls too far behind is cut off.
 
 The writer is driven here on socket pairs (the served streams go through it in
@@ -15,10 +15,10 @@ import time
 
 import pytest
 
-from api import stream_writer
 from api.live import SharedMessages
 from domain.core import HOST, SPECTATOR, Viewer
 from service import Games
+from service.live import stream_writer
 from tests.service.storage.kit import new_game, random_command
 
 WAIT = 20.0  # seconds a read may wait for what must come

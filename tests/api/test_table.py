@@ -1,7 +1,7 @@
 """The table over HTTP (docs/api.md, (table)): clocks chosen at creation, seats handed to the
 server's bot and taken back, who has the game open, and the organiser who plays a seat.
 
-The app under test is the served one (cli.wsgi: the API with its bot runner), bots moving at
+The app under test is the served one (serving.wsgi: the API with its bot runner), bots moving at
 once (GRUFT_BOT_DELAY=0), on a real SQLite file.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cli.wsgi import create_app
+from serving.wsgi import create_app
 from tests.api.sse import ClientStream
 from tests.kit import SHORT_OPTIONS, seats, wait_until
 
@@ -24,7 +24,7 @@ def served(sqlite_env) -> Iterator[Any]:
     """The served app (with its bot runner) on a fresh SQLite file."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
-    from bots.seats import _embedded
+    from service.runners.bot_runner import _embedded
 
     runner = _embedded.get(app.extensions["gruft"])
     if runner is not None:
@@ -62,7 +62,7 @@ def test_a_clock_chosen_at_creation_runs_for_the_seats_awaited(served):
 
 
 def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
-    from bots.clocks import _embedded
+    from service.runners.clock_runner import _embedded
 
     client = served.test_client()
     game = create(client, "vampiring", clock={"bank": 3, "increment": 30})

@@ -14,7 +14,7 @@ from contextlib import ExitStack
 
 from tests.kit import call, served_gruft
 
-THREADS = 20  # gruft serve caps streams and long polls at 16 of them (api/cli.py)
+THREADS = 20  # gruft serve caps streams and long polls at 16 of them (serving/serve_cli.py)
 STREAMS, POLLS = 6, 4  # one address's share of a worker, set below
 ANSWER_BOUND = 5  # seconds a client waits for an answer that must come (the probe: 29 s)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from api.serving_log import redact
+from serving.error_log import redact
 from tests.kit import call, served_gruft, wait_until
 
 SECRET = "Zq7SECRETtokenVALUE"

@@ -1,4 +1,4 @@
-"""The clock runner (bots/clocks.py): real runner threads and processes on a real SQLite store.
+"""The clock runner (service/runners/clock_runner.py): real runner threads and processes on a real SQLite store.
 
 A seat whose clock runs out has its move made by the server's heuristic bot, recorded as
 `ClockExpired` (by clock) and the move (by bot), never before its deadline; every game played
@@ -17,17 +17,17 @@ from uuid import UUID
 
 import pytest
 
-from bots.clocks import _embedded as embedded_clock_runners
-from bots.clocks import embedded_clocks
-from bots.seats import _embedded as embedded_bot_runners
-from bots.seats import embedded_bots
 from domain import available_games, game_class
 from domain.core import HOST, BadCommand, Refusal, Viewer
 from domain.core.clocks import deadline
 from replays.document import build_document, verify
 from service import Games
+from service.audit.signing import SigningKey, check_signature
 from service.errors import Conflict
-from service.signing import SigningKey, check_signature
+from service.runners.bot_runner import _embedded as embedded_bot_runners
+from service.runners.bot_runner import embedded_bots
+from service.runners.clock_runner import _embedded as embedded_clock_runners
+from service.runners.clock_runner import embedded_clocks
 from tests.kit import SHORT_OPTIONS, seats, start_gruft, stop, wait_until
 
 QUICK = {"bank": 1, "increment": 0}  # each seat's first move after 1 s, every later one at once

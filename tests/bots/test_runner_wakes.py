@@ -4,9 +4,9 @@ measurable part of a command's cost under load (docs/performance.md)."""
 
 from __future__ import annotations
 
-from bots.clocks import ClockRunner
-from bots.seats import BotRunner
 from service import Games
+from service.runners.bot_runner import BotRunner
+from service.runners.clock_runner import ClockRunner
 from tests.kit import SHORT_OPTIONS, seats
 
 

@@ -1,4 +1,4 @@
-"""Bot seats played by the server (bots.seats): real runner threads and processes on real stores.
+"""Bot seats played by the server (service.runners.bot_runner): real runner threads and processes on real stores.
 
 Every game a bot plays must end, export and verify like any other: the bots' moves are the
 seats' own commands, run through the same rules. One runner per store moves (the lock), and a
@@ -18,13 +18,13 @@ from uuid import UUID
 import pytest
 
 from bots import make_bot
-from bots.seats import EmbeddedBots, embedded_bots
 from domain import available_games, game_class
 from domain.core import HOST, Viewer
 from replays.document import build_document, verify
 from service import Games
-from service.seats import BOT_KINDS
-from service.signing import SigningKey, check_signature
+from service.audit.signing import SigningKey, check_signature
+from service.runners.bot_runner import EmbeddedBots, embedded_bots
+from service.table.seats import BOT_KINDS
 from tests.kit import GRUFT, SHORT_OPTIONS, seats, start_gruft, stop, wait_until
 
 
@@ -47,7 +47,7 @@ def open_games(sqlite_env) -> Iterator[Callable[..., Games]]:
 
 
 def _runner_of(games: Games) -> EmbeddedBots | None:
-    from bots.seats import _embedded
+    from service.runners.bot_runner import _embedded
 
     return _embedded.get(games)
 
@@ -95,7 +95,7 @@ def test_every_game_has_every_bot_a_seat_may_be_given():
 def test_a_game_of_bots_alone_plays_itself_to_the_end(open_games, key, tmp_path):
     games = open_games()
     game_id = bots_game(games, key)
-    runner = embedded_bots(games)  # the worker's runner thread, as cli.wsgi starts it
+    runner = embedded_bots(games)  # the worker's runner thread, as serving.wsgi starts it
     wait_until(lambda: games.game(game_id).finished, f"{key} played to its end")
     records = check_exports(games, game_id, tmp_path)
     # Check every command was a bot's, recorded as its seat's and as the bot's (`by`), and
@@ -220,8 +220,8 @@ def test_a_restarted_runner_finishes_what_was_owed(open_games, sqlite_env, tmp_p
 
 
 def test_gruft_bots_gives_up_when_another_runner_holds_the_lock(sqlite_env, tmp_path):
-    from bots.seats import LOCK_NAME
     from service.readmodels import RunnerLock, views_env
+    from service.runners.bot_runner import LOCK_NAME
 
     held = RunnerLock(views_env(sqlite_env), LOCK_NAME)
     assert held.acquire()
@@ -240,14 +240,14 @@ def test_gruft_bots_gives_up_when_another_runner_holds_the_lock(sqlite_env, tmp_
 
 
 def test_a_failing_bot_stalls_only_its_own_game(open_games, monkeypatch, tmp_path):
-    import bots.seats
+    import service.runners.bot_runner
 
     def make(kind, key, rng):
         if key == "vampir":
             raise RuntimeError("this bot is broken")
         return make_bot(kind, key, rng)
 
-    monkeypatch.setattr(bots.seats, "make_bot", make)
+    monkeypatch.setattr(service.runners.bot_runner, "make_bot", make)
     games = open_games()
     broken = bots_game(games, "vampir", seed=8)
     fine = bots_game(games, "voodoo-prince", seed=8)

@@ -7,12 +7,12 @@ import io
 import pytest
 
 from api import create_app
-from bots.simulate import ProgressBar, bot_labels, default_players, seat_bots, simulate
 from cli import main
 from domain import available_games, game_class
 from replays.document import build_document, verify
 from service.app import Games
-from service.signing import check_signature
+from service.audit.signing import check_signature
+from service.runners.simulate import ProgressBar, bot_labels, default_players, seat_bots, simulate
 
 GAMES = available_games()
 
@@ -112,7 +112,7 @@ def test_store_keeps_every_game_for_the_api_and_each_verifies(tmp_path, capsys):
 
 
 def test_store_through_the_service_verifies_offline(tmp_path):
-    from service.signing import SigningKey
+    from service.audit.signing import SigningKey
 
     games = Games(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                        "SQLITE_DBNAME": str(tmp_path / "s.sqlite")})

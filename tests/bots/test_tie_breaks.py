@@ -13,8 +13,8 @@ import pytest
 
 from bots import HEURISTICS, best, least
 from bots.base import Seat
-from bots.seats import BotRunner
 from domain import available_games, game_class
+from service.runners.bot_runner import BotRunner
 from tests.kit import seats
 
 DRAWS = 300

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bots.simulate import default_players, simulate
 from domain import available_games, game_class
+from service.runners.simulate import default_players, simulate
 
 # Games per kind: enough for a stable rate, small enough for the suite's time budget.
 GAMES = {"vampire-queen": 30, "voodoo-prince": 45, "vampir": 30, "vampiring": 30}

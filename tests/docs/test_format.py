@@ -76,7 +76,7 @@ def test_a_verifier_written_from_the_page_accepts_every_document_kept(path):
 
 def test_it_accepts_todays_second_shape_and_catches_an_edit(tmp_path):
     from domain import game_class
-    from service.signing import SigningKey
+    from service.audit.signing import SigningKey
 
     key = SigningKey.load_or_create(tmp_path)
     game = game_class("vampiring").start(["Ann", "Ben", "Cy"], seed=5, options={"max_turns": 6},

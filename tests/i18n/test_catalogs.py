@@ -190,7 +190,7 @@ def marked_inside_fstrings(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["domain", "service", "api", "replays", "cli"])
+@pytest.mark.parametrize("folder", ["domain", "service", "api", "replays", "cli", "serving"])
 def test_no_marked_message_hides_in_an_fstring(folder: str) -> None:
     # Check every marked Python message is one Babel extracts (not in an f-string's braces).
     hidden = {str(p.relative_to(ROOT)): marked_inside_fstrings(p.read_text())

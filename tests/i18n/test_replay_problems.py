@@ -18,8 +18,8 @@ from cli import main as gruft
 from replays.document import describe, verify
 from replays.report import Words, render
 from replays.schema_words import KINDS, schema_words, shown
+from service.audit.signing import check_signature
 from service.catalogs import LANGUAGES, translations
-from service.signing import check_signature
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "replays" / "golden" / "vampire-queen.json"

@@ -13,7 +13,7 @@ from cli import main
 from domain import game_class
 from domain.core import event_hash, record_hash
 from replays.document import check_fork, unsigned, verify
-from service.signing import check_signature
+from service.audit.signing import check_signature
 from tests.kit import SHORT_OPTIONS, play_over_rest, seats
 
 

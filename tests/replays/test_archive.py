@@ -16,8 +16,8 @@ from domain import available_games
 from domain.core import HOST
 from replays.archive import document_of, game_ids
 from replays.document import verify
+from service.audit.signing import check_signature
 from service.readmodels import read_models
-from service.signing import check_signature
 from tests.kit import GRUFT, SHORT_OPTIONS, call, seats, served_gruft, wait_until
 
 CLIENTS = 3
@@ -272,9 +272,9 @@ def test_a_restored_game_keeps_its_id_annotations_and_bot_seats(sqlite_env, tmp_
 
     from replays.archive import archive, restore
     from service import Games
-    from service.gamelog import GameLog
+    from service.audit.gamelog import GameLog
+    from service.audit.signing import SigningKey
     from service.settings import data_dir
-    from service.signing import SigningKey
 
     games = Games(env=sqlite_env)
     key = SigningKey.load_or_create(data_dir(games.storage))

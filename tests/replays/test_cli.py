@@ -13,7 +13,7 @@ import pytest
 
 from cli import main as gruft
 from domain import game_class
-from service.signing import SigningKey
+from service.audit.signing import SigningKey
 from tests.kit import played_document
 from tests.replays.golden.regenerate import path_of
 

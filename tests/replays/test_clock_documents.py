@@ -12,7 +12,7 @@ from domain import available_games, game_class
 from domain.core import Game, event_record, recorded_timestamps
 from domain.core.clocks import deadline
 from replays.document import build_document, verify
-from service.signing import SigningKey, check_signature
+from service.audit.signing import SigningKey, check_signature
 from tests.kit import SHORT_OPTIONS, HandClock, seats
 from tests.replays.test_document import codes, rechain, resign
 

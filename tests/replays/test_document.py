@@ -12,7 +12,7 @@ from domain import available_games, game_class
 from domain.core import HOST, event_hash
 from replays.document import build_document, describe, unsigned, verify
 from service import Games
-from service.signing import SigningKey, check_signature
+from service.audit.signing import SigningKey, check_signature
 from tests.kit import SHORT_OPTIONS, play_out, seats
 
 

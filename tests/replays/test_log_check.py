@@ -10,8 +10,8 @@ import subprocess
 
 from domain.core import canonical
 from service import Games
-from service.merkle import leaf_hash
-from service.signing import SigningKey
+from service.audit.merkle import leaf_hash
+from service.audit.signing import SigningKey
 from tests.kit import GRUFT, call, served_gruft, wait_until
 from tests.service.storage.kit import advance, new_game
 

@@ -15,7 +15,7 @@ from cli import main as gruft
 from domain import describe_events, game_class
 from domain.core import record_hash
 from replays.document import unsigned
-from service.signing import SigningKey, key_id
+from service.audit.signing import SigningKey, key_id
 from tests.kit import played_document
 
 PLAYERS = ["Ann", "Ben", "Cy"]

@@ -19,7 +19,7 @@ from domain.core import HOST, SPECTATOR, event_data
 from domain.core.narration import describe
 from replays.document import build_document, verify
 from service import Games
-from service.signing import SigningKey, check_signature, key_id
+from service.audit.signing import SigningKey, check_signature, key_id
 from tests.kit import play_out
 from tests.replays.test_document import rechain, resign
 

@@ -13,7 +13,7 @@ from domain import game_class
 from domain.core import event_record
 from domain.core.game import Game
 from replays.document import build_document, verify
-from service.signing import SigningKey, check_signature
+from service.audit.signing import SigningKey, check_signature
 from tests.kit import played_document
 from tests.replays.golden.regenerate import PLAYERS
 from tests.replays.test_document import rechain, resign

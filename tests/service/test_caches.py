@@ -26,29 +26,32 @@ import pytest
 from api.live import SharedMessages
 from domain.core import Game
 from service import caches as declared
-from service import internals, signing
 from service.app import Games
+from service.audit import signing
+from service.audit.receipts import Receipts
 from service.caches import ANNOUNCED, CACHES, FRESHNESS, MIRROR, TAILS, BytesLRU, Cache
-from service.freshness import Freshness
 from service.readmodels.projection import GameViews
-from service.receipts import Receipts
+from service.store import internals
+from service.store.freshness import Freshness
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("service", "api", "domain")
 MAKERS = {"LRUCache", "OrderedDict", "BytesLRU", "lru_cache", "cache"}
 KEYWORDS = {"cache_maxsize", "cached_statements"}
 NOT_CACHES = {
+    "service.runners.bot_runner:BotRunner._due": "the bot games to look at, and when",
+    "service.runners.clock_runner:ClockRunner._due": "the clocked games to look at, and when",
     "service.readmodels.lifecycle:_MemoryLock._locks": "one lock per in-memory store's name",
     "api.verifying:Gate._held": "the verifications under way now, per address",
     "api.holds:Holds._by": "the streams and long polls open now, per address",
-    "api.stream_writer:StreamWriter._games": "the streams open now, per game",
-    "api.stream_writer:StreamWriter._due": "games announced and not yet written",
-    "service.live:Live._slots": "the games watched now (gone with their last watch)",
-    "service.follower:Follower._retry_at": "one per subscriber",
-    "service.follower:Follower._due_at": "one per patient subscriber",
-    "service.presence:Presence._local": "this process's open streams' seats, per game",
-    "service.presence:Presence.open": "the same (a game's first open stream)",
-    "service.presence:Presence._told": "what listeners last heard, per game with a seat present",
+    "service.live.stream_writer:StreamWriter._games": "the streams open now, per game",
+    "service.live.stream_writer:StreamWriter._due": "games announced and not yet written",
+    "service.live.watches:Live._slots": "the games watched now (gone with their last watch)",
+    "service.store.follower:Follower._retry_at": "one per subscriber",
+    "service.store.follower:Follower._due_at": "one per patient subscriber",
+    "service.live.presence:Presence._local": "this process's open streams' seats, per game",
+    "service.live.presence:Presence.open": "the same (a game's first open stream)",
+    "service.live.presence:Presence._told": "what listeners last heard, per game with a seat present",
     "service.readmodels.lifecycle:PerApplication._made": "one object (read models, a stream "
     "writer, bots) per Application alive",
 }

@@ -1,4 +1,4 @@
-"""Tables that other workers create at the same moment (service/ddl.py): the steps a losing
+"""Tables that other workers create at the same moment (service/store/ddl.py): the steps a losing
 worker's DDL fails with are tried again; any other failure is not."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from eventsourcing.persistence import IntegrityError, ProgrammingError
 
-from service.ddl import retry_concurrent_ddl
+from service.store.ddl import retry_concurrent_ddl
 
 
 def failing(*failures: Exception):

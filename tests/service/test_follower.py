@@ -1,4 +1,4 @@
-"""The one follower of the log (service/follower.py): every subscriber gets every notification
+"""The one follower of the log (service/store/follower.py): every subscriber gets every notification
 after its position, in order, once; a failing or lagging subscriber holds up no other; and no
 module but the follower reads the log to learn what changed."""
 
@@ -15,7 +15,7 @@ import pytest
 
 from domain.core import HOST
 from service import Games
-from service import follower as service_follower
+from service.store import follower as service_follower
 from tests.kit import wait_until
 from tests.service.storage.kit import random_command
 
@@ -178,7 +178,7 @@ def is_super(node: ast.AST) -> bool:
 
 
 def test_one_follower_per_application_and_no_other_reader_of_the_log():
-    # Check the log is read for changes in service/follower.py alone.
+    # Check the log is read for changes in service/store/follower.py alone.
     readers = []
     for package in ("service", "api", "bots", "replays", "cli"):
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -186,14 +186,15 @@ def test_one_follower_per_application_and_no_other_reader_of_the_log():
             readers.extend(where for node in ast.walk(ast.parse(path.read_text(), where))
                            if isinstance(node, ast.Attribute)
                            and node.attr == "select_notifications"
-                           and where != "service/follower.py"
+                           and where != "service/store/follower.py"
                            and not is_super(node.value))  # a recorder's own, extended
     # Reads of a topic's notifications once, not polling: the bot and clock runners' starts
     # (the bot games and clocked games stored so far; then the follower feeds them), the game
     # log's catch-up (the games that ended since its position, when a change wakes it), and
     # `gruft archive` listing every game once.
-    assert sorted(readers) == ["bots/clocks.py", "bots/seats.py", "replays/archive.py",
-                               "service/gamelog.py"]
+    assert sorted(readers) == ["replays/archive.py", "service/audit/gamelog.py",
+                               "service/runners/bot_runner.py",
+                               "service/runners/clock_runner.py"]
 
 
 class Blocking(Recorder):

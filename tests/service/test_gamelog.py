@@ -11,9 +11,9 @@ import pytest
 from domain import ENDINGS, available_games
 from domain.core import HOST
 from service import Games
-from service.gamelog import Appender, GameLog, leaf_bytes, leaf_of
-from service.merkle import leaf_hash, verify_consistency, verify_inclusion
-from service.signing import SigningKey, check_signature
+from service.audit.gamelog import Appender, GameLog, leaf_bytes, leaf_of
+from service.audit.merkle import leaf_hash, verify_consistency, verify_inclusion
+from service.audit.signing import SigningKey, check_signature
 from tests.kit import wait_until
 from tests.service.storage.kit import advance, new_game
 

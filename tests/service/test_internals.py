@@ -1,9 +1,9 @@
-"""The reaches into eventsourcing's private internals (service/internals.py), checked in one place.
+"""The reaches into eventsourcing's private internals (service/store/internals.py), checked in one place.
 
 Run these on every upgrade of eventsourcing: each private part a reach relies on is still
 there with the shape relied on, the reach still takes its path, and no module of ours but the
 two that hold the reaches touches one. Each reach's behaviour is tested beside its module too
-(the tests named in service/internals.py).
+(the tests named in service/store/internals.py).
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ from eventsourcing.sqlite import SQLiteConnectionPool, SQLiteTrackingRecorder
 from domain import available_games, game_class
 from domain.core import Game
 from service import Games
-from service.internals import bound_retries, tune_pool
 from service.readmodels import ReadModelRunner
+from service.store.internals import bound_retries, tune_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 # the private parts reached, and the only modules that may name them
 PRIVATE = {"_reconstruct_aggregate", "_take_snapshots", "_create_connection", "_sqlite_conn",
            "_insert_tracking", "_pending_events", "_create", "_notify", "retry_decorator"}
-HOLDERS = {"service/internals.py", "domain/core/game.py"}
+HOLDERS = {"service/store/internals.py", "domain/core/game.py"}
 PACKAGES = ("domain", "service", "api", "replays", "bots", "bench", "cli")
 
 
@@ -199,7 +199,7 @@ def test_the_holders_name_the_private_parts(holder):
 def test_reach_8_the_games_recorder_writes_eventsourcing_s_table_in_its_order(postgres_env):
     from eventsourcing.postgres import PostgresApplicationRecorder
 
-    from service.postgres import GamesRecorder
+    from service.store.postgres import GamesRecorder
 
     games = Games(env=postgres_env)
     try:

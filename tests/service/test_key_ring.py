@@ -7,7 +7,7 @@ import random
 
 from api import create_app
 from cli import main
-from service.signing import KEY_FILE, RETIRED_DIR, SigningKey, key_id
+from service.audit.signing import KEY_FILE, RETIRED_DIR, SigningKey, key_id
 from tests.kit import SHORT_OPTIONS, play_over_rest, seats
 
 

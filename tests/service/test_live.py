@@ -1,4 +1,4 @@
-"""service.live: waiters and listeners learn of every stored change, from this Application and
+"""service.live.watches: waiters and listeners learn of every stored change, from this Application and
 from others on the same store (another worker's on SQLite, another server's on PostgreSQL)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from domain.core import HOST
 from service import Games
-from service import follower as service_follower
-from service.follower import Follower
-from service.live import Live
+from service.live.watches import Live
+from service.store import follower as service_follower
+from service.store.follower import Follower
 from tests.service.storage.kit import new_game, random_command
 
 WAIT = 20.0  # seconds a test waits for a wake that must come; it returns as soon as it does
@@ -161,7 +161,7 @@ def test_an_in_memory_store_needs_no_feed_from_the_log():
 def test_the_streams_share_of_the_log_is_the_log(sqlite_env):
     """Delivery.stored_between (the events all streams of a worker share) answers exactly what
     the store holds, for any range, whether the tail holds it, part of it, or none of it."""
-    from service import delivery as service_delivery
+    from service.live import delivery as service_delivery
 
     games = Games(env=sqlite_env)
     try:
@@ -256,7 +256,7 @@ def forwards_watched_games(env: dict[str, str]) -> None:
                 assert view == writer.reads.view(gid, HOST)
                 assert events == writer.reads.log(gid, HOST, after=before)[0]
         # An unwatched game is left for whoever reads it next (on PostgreSQL the worker knows
-        # it is stale: service/freshness.py).
+        # it is stale: service/store/freshness.py).
         assert reader.repository.cache.get(unwatched).version < writer.game(unwatched).version
         assert reader.game(unwatched).full_state() == writer.game(unwatched).full_state()
     finally:

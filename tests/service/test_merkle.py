@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pymerkle import InmemoryTree
 from pymerkle.hasher import MerkleHasher
 
-from service.merkle import (
+from service.audit.merkle import (
     EMPTY_ROOT,
     Tree,
     leaf_hash,

@@ -1,4 +1,4 @@
-"""Presence between processes (service/presence.py): a seat's open stream in one process is
+"""Presence between processes (service/live/presence.py): a seat's open stream in one process is
 present in every other process's answers, including one that has no stream open itself."""
 
 from __future__ import annotations

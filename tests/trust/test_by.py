@@ -12,7 +12,7 @@ import pytest
 from domain import game_class
 from domain.core import event_hash
 from replays.document import unsigned, verify
-from service.signing import check_signature
+from service.audit.signing import check_signature
 from tests.api.sse import ClientStream, events_of
 
 

@@ -11,8 +11,8 @@ import random
 from cli import main as gruft
 from domain.core import event_hash
 from replays.document import unsigned
-from service.receipts import FIELDS, signed_part
-from service.signing import check_signature
+from service.audit.receipts import FIELDS, signed_part
+from service.audit.signing import check_signature
 from tests.api.sse import ClientStream
 
 

@@ -11,7 +11,7 @@ import pytest
 from cli import main as gruft
 from domain import game_class
 from domain.core.chain import DuplicateKey, strict_loads
-from service.signing import SigningKey
+from service.audit.signing import SigningKey
 from tests.kit import played_document
 
 

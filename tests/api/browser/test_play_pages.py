@@ -311,8 +311,8 @@ def test_the_host_aborts_and_every_page_shows_it(browser, live_site):
 
 @pytest.fixture
 def bot_site(sqlite_env) -> Iterator[Any]:
-    """The served app with its bot runner (cli.wsgi), over real HTTP, bots moving at once."""
-    from cli.wsgi import create_app
+    """The served app with its bot runner (serving.wsgi), over real HTTP, bots moving at once."""
+    from serving.wsgi import create_app
 
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
@@ -321,7 +321,7 @@ def bot_site(sqlite_env) -> Iterator[Any]:
     app.base_url = f"http://127.0.0.1:{server.server_port}"
     yield app
     server.shutdown()
-    from bots.seats import _embedded
+    from service.runners.bot_runner import _embedded
 
     runner = _embedded.get(app.extensions["gruft"])
     if runner is not None:

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from service.receipts import signed_part
-from service.signing import check_signature
+from service.audit.receipts import signed_part
+from service.audit.signing import check_signature
 from tests.api.browser.play_kit import (
     READY,
     create,

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cli import main as gruft
-from service.signing import SigningKey
+from service.audit.signing import SigningKey
 from tests.replays.test_report import annotate, played
 
 pytestmark = pytest.mark.browser

@@ -7,10 +7,10 @@ import random
 import pytest
 
 from bots import make_bot
-from bots.simulate import play_game
 from domain import GAMES
 from domain.core import event_record
 from domain.core.landmarks import starts
+from service.runners.simulate import play_game
 
 PLAYERS = ["Ann", "Ben", "Cy"]
 

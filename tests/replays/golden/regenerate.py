@@ -20,7 +20,7 @@ from pathlib import Path
 from domain import available_games, game_class
 from domain.core import event_record, recorded_timestamps
 from replays.document import build_document
-from service.signing import SigningKey
+from service.audit.signing import SigningKey
 
 HERE = Path(__file__).parent
 PLAYERS = {"vampire-queen": ["Ann", "Ben", "Cy", "Dee"], "voodoo-prince": ["Ann", "Ben", "Cy"],

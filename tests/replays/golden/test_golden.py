@@ -9,7 +9,7 @@ from domain import available_games, game_class
 from domain.core import event_data, event_hash
 from domain.core.game import recorded_shapes
 from replays.document import verify
-from service.signing import SigningKey, check_signature
+from service.audit.signing import SigningKey, check_signature
 from tests.replays.golden.regenerate import HERE, golden_document, path_of
 
 # A test-only key kept beside the documents (never a server's key).

@@ -17,7 +17,7 @@ from bench.projections import index_updates
 from domain import available_games, game_class
 from domain.core import Game
 from service.app import Games
-from service.readmodels.metrics import score_sign
+from service.readmodels.stat_kinds import score_sign
 
 # Short games, so a test plays every kind to the end in well under a second each; Voodoo Prince
 # plays two rounds so that its statistics average over more than one.

@@ -212,7 +212,7 @@ def signing_key_process(folder: str, barrier: Any, results: Any) -> None:
     """Process target: load or create the signing key in `folder` together with the others."""
     from pathlib import Path
 
-    from service.signing import SigningKey
+    from service.audit.signing import SigningKey
 
     barrier.wait(BARRIER_TIMEOUT)
     results.put(SigningKey.load_or_create(Path(folder)).public_pem)

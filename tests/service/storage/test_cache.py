@@ -94,7 +94,7 @@ def test_cache_is_forwarded_when_another_application_wrote(make_games):
 
 @pytest.mark.parametrize("key", available_games())
 def test_a_copied_game_equals_the_original_and_shares_nothing_mutable(key):
-    from service.repository import copy_game
+    from service.store.repository import copy_game
     from tests.kit import SHORT_OPTIONS, seats
 
     game = game_class(key).start(seats(key), seed=3, options=SHORT_OPTIONS.get(key))

@@ -1,5 +1,5 @@
 """A command's first run on PostgreSQL trusts the worker's cached game as far as the log follower
-heard (service/freshness.py): no read of the store when it heard of nothing newer, the newer
+heard (service/store/freshness.py): no read of the store when it heard of nothing newer, the newer
 events only when a write's notice said the game changed; a stale copy still ends as if the store
 had been asked (re-run, 409 or re-judged); reads always ask."""
 
@@ -13,7 +13,7 @@ import pytest
 from domain.core import HOST
 from service import Games
 from service.errors import Conflict
-from service.freshness import Freshness
+from service.store.freshness import Freshness
 from tests.kit import wait_until
 from tests.service.storage.kit import check_log, new_game, two_applications
 from tests.service.storage.test_postgres_writes import statements_of, stored_event
@@ -66,8 +66,8 @@ def test_another_worker_s_command_is_heard_of_and_only_the_newer_events_are_read
 
 
 def test_a_write_s_notice_names_its_games_and_their_newest_versions(postgres_env):
-    from service.follower import listening_connection
-    from service.postgres import heard_in
+    from service.store.follower import listening_connection
+    from service.store.postgres import heard_in
 
     games = Games(env=postgres_env)
     try:
@@ -178,6 +178,6 @@ def test_a_notice_s_games_count_at_once_and_other_ids_are_let_be():
     ("", None), ("a:1 b:22", [("a", 1), ("b", 22)]), ("x:y:3", [("x:y", 3)]),
     ("a:1 b", None), ("a:one", None)])
 def test_what_a_notice_says(payload, said):
-    from service.postgres import heard_in
+    from service.store.postgres import heard_in
 
     assert heard_in(payload) == said

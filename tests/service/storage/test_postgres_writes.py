@@ -1,4 +1,4 @@
-"""The games' PostgreSQL writes (service/postgres.py): one statement that locks, inserts and
+"""The games' PostgreSQL writes (service/store/postgres.py): one statement that locks, inserts and
 commits in the server; the log stays in commit order; a skipped version is refused; the
 NOTIFY channel is the schema's own; POSTGRES_SYNCHRONOUS_COMMIT is read and checked."""
 
@@ -31,7 +31,7 @@ def games(postgres_env) -> Games:
 
 def statements_of(recorder, action) -> list[str]:
     """The statements `action` sends from this thread (the follower's thread sends its own
-    meanwhile): through psycopg's cursors, and through libpq itself (service/postgres.py)."""
+    meanwhile): through psycopg's cursors, and through libpq itself (service/store/postgres.py)."""
     import psycopg
 
     sent: list[str] = []
@@ -105,7 +105,7 @@ def test_a_statement_is_prepared_again_on_a_connection_that_dropped_it(postgres_
         assert [e.originator_version for e in recorder.select_events(gid)] == [1, 2]
         # ... and a statement prepared there by someone else (another recorder on the pool)
         # under its name is used.
-        from service.postgres import statement_name
+        from service.store.postgres import statement_name
 
         recorder._prepared.clear()
         with recorder.datastore.get_connection() as conn:
@@ -145,7 +145,7 @@ def test_reads_through_prepared_statements_answer_as_eventsourcing_s_own(games):
 def test_a_skipped_version_is_refused_and_nothing_is_written(games):
     from eventsourcing.persistence import IntegrityError
 
-    from service.gaps import GAP_MESSAGE, is_gap
+    from service.store.gaps import GAP_MESSAGE, is_gap
 
     recorder, gid = games.recorder, uuid4()
     recorder.insert_events([stored_event(recorder, gid, 1)])
@@ -161,7 +161,7 @@ def test_a_skipped_version_is_refused_and_nothing_is_written(games):
 def test_a_version_stored_twice_is_still_a_lost_race(games):
     from eventsourcing.persistence import IntegrityError
 
-    from service.gaps import is_gap
+    from service.store.gaps import is_gap
 
     recorder, gid = games.recorder, uuid4()
     recorder.insert_events([stored_event(recorder, gid, 1)])
@@ -223,7 +223,7 @@ def test_concurrent_writers_are_logged_in_commit_order(games):
 
 
 def test_each_schema_notifies_on_its_own_channel(tmp_path):
-    from service.follower import listening_connection
+    from service.store.follower import listening_connection
 
     schemas = [postgres_schema(), postgres_schema()]
     made = []
@@ -244,8 +244,8 @@ def test_each_schema_notifies_on_its_own_channel(tmp_path):
 
 
 def test_a_follower_takes_every_notice_that_arrived_in_one_go(games):
-    from service.follower import listening_connection
-    from service.postgres import heard_in, notices
+    from service.store.follower import listening_connection
+    from service.store.postgres import heard_in, notices
 
     with listening_connection(games.recorder) as conn:
         # Check nothing heard is nothing, once the wait is over.
@@ -297,7 +297,7 @@ def test_synchronous_commit_is_on_or_off():
 
 def test_postgres_stores_get_gruft_s_recorder():
     env = storage_env({"PERSISTENCE_MODULE": "eventsourcing.postgres"})
-    assert env["APPLICATION_RECORDER_TOPIC"] == "service.postgres:GamesRecorder"
+    assert env["APPLICATION_RECORDER_TOPIC"] == "service.store.postgres:GamesRecorder"
     assert "APPLICATION_RECORDER_TOPIC" not in storage_env({"SQLITE_DBNAME": ":memory:"})
 
 
@@ -329,7 +329,7 @@ def test_a_version_already_stored_is_refused_without_waiting_for_the_lock(games)
 
 
 def test_topics_and_states_with_an_array_literals_own_characters_come_back_as_stored(games):
-    # The write sends each column as an array literal (service/postgres.py): quotes,
+    # The write sends each column as an array literal (service/store/postgres.py): quotes,
     # backslashes, commas, braces, blanks and any byte must survive it.
     from eventsourcing.persistence import StoredEvent
 

@@ -21,7 +21,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from domain import available_games
-from service.signing import KEY_FILE, public_pem
+from service.audit.signing import KEY_FILE, public_pem
 from tests.kit import SHORT_OPTIONS, call, seats, served_gruft, wait_until
 from tests.service.storage.kit import run_threads
 

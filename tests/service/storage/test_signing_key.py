@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 
-from service.signing import KEY_FILE, SigningKey
+from service.audit.signing import KEY_FILE, SigningKey
 from tests.service.storage.kit import BARRIER_TIMEOUT, signing_key_process
 
 SPAWN = multiprocessing.get_context("spawn")

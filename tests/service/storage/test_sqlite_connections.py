@@ -1,4 +1,4 @@
-"""How gruft opens SQLite connections (service.internals.tune_pool): durability and set-up kept.
+"""How gruft opens SQLite connections (service.store.internals.tune_pool): durability and set-up kept.
 
 The connections are swapped for ones with a real statement cache (eventsourcing asks for a
 cache of one); the WAL mode and row factory the library sets must survive the swap, and the
