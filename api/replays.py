@@ -11,12 +11,11 @@ from api.gamelog import game_log, witnessing
 from api.games import documented as _documented
 from api.games import games, viewer
 from api.i18n import error_text, language, narration_words
-from api.inputs import parse_body, request_bytes
-from api.verifying import verifier
+from api.inputs import request_bytes
+from api.verifying import Verified, verifier
 from domain.core.words import N_, Phrase
-from replays.document import build_document, describe, verify
-from service.audit.arbiter import origin_of
-from service.audit.signing import SigningKey, check_signature
+from replays.document import build_document, describe
+from service.audit.signing import SigningKey
 
 blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
 
@@ -26,44 +25,40 @@ def signing_key() -> SigningKey:
     return current_app.extensions["gruft.signing_key"]
 
 
-def check(document: dict):
-    """Verify a document against the keys on this server's ring: the current one, and a retired
-    one only for a game in this server's log as over while that key was current."""
-    key = signing_key()
-    verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature)
-    if verdict.signature == "verified" and verdict.key_id != key.key_id:
-        problem = retired_problem(document, verdict.key_id)
-        if problem is not None:
-            verdict.signature = "retired"
-            verdict.add(None, "retired_key", problem)
-    return verdict
+def verified_body(keep: bool = False) -> Verified:
+    """This request's document verified once, under the worker's bound and off its thread
+    (api.verifying): the raw body (bounded as every body is, api.inputs) is parsed where it is
+    verified; with `keep`, what an import stores comes back with the verdict. The retired-key
+    rule is applied here, as it reads this server's game log."""
+    with verifier().gate.slot(request.remote_addr or ""):
+        found = verifier().verified(request_bytes(), signing_key().ring, language(), keep)
+    return retired_rule(found)
 
 
-def retired_problem(document: dict, signer: str | None) -> Phrase | None:
-    """Why a document a retired key signed does not count here: its game is not in this
-    server's log as over before that key was retired (None: it is)."""
+def retired_rule(found: Verified) -> Verified:
+    """The verdict against the keys on this server's ring: the current one counts, and a
+    retired one only for a game in this server's log as over while that key was current (else
+    the signature is "retired", a problem, and nothing is kept to import)."""
+    verdict = found.verdict
+    if verdict["signature"] != "verified" or verdict["key_id"] == signing_key().key_id:
+        return found
+    problem = retired_problem(found.leaf, verdict["key_id"])
+    if problem is None:
+        return found
+    return Verified({**verdict, "valid": False, "signature": "retired", "problems": [
+        *verdict["problems"], {"version": None, "code": "retired_key",
+                               "message": error_text(problem)}]}, found.leaf)
+
+
+def retired_problem(leaf: dict | None, signer: str | None) -> Phrase | None:
+    """Why a document a retired key signed does not count here: its game (its `leaf`) is not
+    in this server's log as over before that key was retired (None: it is)."""
     period = signing_key().retired_period(signer or "") or {"until": None}
-    if game_log().logged_before(document, period["until"]):
+    if leaf is not None and game_log().logged_before(leaf, period["until"]):
         return None
     return Phrase(N_("the document is signed by a key this server retired at %(until)s, and the "
                      "game it tells of is not in this server's log as over before then: a "
                      "retired key vouches for nothing new"), until=period["until"])
-
-
-def verdict_of_body() -> dict:
-    """The verdict on this request's document, verified under the worker's bound (api.verifying):
-    the raw body (bounded as every body is, api.inputs) is parsed where it is verified. A
-    document signed by a retired key is read again here, for its game's place in the log."""
-    with verifier().gate.slot(request.remote_addr or ""):
-        verdict = verifier().verdict(request_bytes(), signing_key().ring, language())
-    if verdict["signature"] != "verified" or verdict["key_id"] == signing_key().key_id:
-        return verdict
-    problem = retired_problem(parse_body(request_bytes()), verdict["key_id"])
-    if problem is None:
-        return verdict
-    return {**verdict, "valid": False, "signature": "retired", "problems": [
-        *verdict["problems"], {"version": None, "code": "retired_key",
-                               "message": error_text(problem)}]}
 
 
 @blp.route("/games/<game_id>/export")
@@ -88,7 +83,7 @@ class VerifyReplay(MethodView):
     @_documented(400, 429, 503)
     def post(self):
         """Re-run a replay document through the rules; check its chain, seed and signature."""
-        return verdict_of_body()
+        return verified_body().verdict
 
 
 @blp.route("/games/import")
@@ -98,19 +93,14 @@ class ImportReplay(MethodView):
     @_documented(400, 422, 429, 503)
     def post(self):
         """Create a game from a valid replay document; a forged one is refused, nothing stored."""
-        verdict = verdict_of_body()
-        if not verdict["valid"]:
-            first = verdict["problems"][0]
+        found = verified_body(keep=True)
+        if not found.verdict["valid"]:
+            first = found.verdict["problems"][0]
             # "version N: …", its message already in the reader's language
             return error_response(422, "invalid_replay", describe(first, narration_words()[0]))
-        # Valid, so signed by this server: a document it made, read again here for its game.
-        document = parse_body(request_bytes())
-        verdict = check(document)
-        if not verdict.valid:  # the ring rotated between the two readings
-            return error_response(422, "invalid_replay",
-                                  describe(verdict.problems[0], narration_words()[0]))
+        # The game re-run where the document was verified, stored under a new id.
         return games().store_imported(  # a NewGame, dumped by CreatedGame
-            verdict.game, document.get("annotations"), origin=origin_of(document, verdict.key_id))
+            found.game, found.annotations, origin=found.origin)
 
 
 @blp.route("/signing-key")

@@ -4,7 +4,8 @@ Verification re-runs a whole game through the rules: seconds of CPU for the larg
 So it never runs on the request's own thread where a bystander's request would wait for the
 interpreter behind it: each worker hands it to a small pool of processes of lower priority
 (GRUFT_VERIFY_PROCESSES, default 1), which parse and verify the raw body there, and the worker
-holds no parsed copy. A worker takes at most GRUFT_VERIFY_QUEUE documents at once (running and
+holds no parsed copy: what an import stores (the game re-run there, its annotations and origin)
+comes back with the verdict, so the document is verified once, there. A worker takes at most GRUFT_VERIFY_QUEUE documents at once (running and
 waiting; past it 503 `unavailable` with Retry-After) and at most GRUFT_VERIFY_PER_ADDRESS from
 one client address (past it 429 `rate_limited` with Retry-After). What parsing may cost is
 bounded in api.inputs (about ten times the body's size).
@@ -20,12 +21,14 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, current_app
 from werkzeug.exceptions import BadRequest, ServiceUnavailable, TooManyRequests
 
 from api.settings import settings
+from domain.core import Game
 from domain.core.words import N_, Phrase
 
 RETRY_AFTER_SECONDS = 1
@@ -80,14 +83,16 @@ class Verifier:
     def __init__(self, processes: int, gate: Gate) -> None:
         self.processes, self.gate = processes, gate
 
-    def verdict(self, body: bytes, ring: list[str], lang: str = "en") -> dict[str, Any]:
-        """The verdict on a raw document body, as POST /replays/verify answers it (its problems'
-        messages in `lang`)."""
+    def verified(self, body: bytes, ring: list[str], lang: str = "en",
+                 keep: bool = False) -> Verified:
+        """What the pool found in a raw document body: its verdict as POST /replays/verify
+        answers it (its problems' messages in `lang`), and with `keep`, for an import, what is
+        stored of a valid one. 400 for an unreadable body."""
         if not self.processes:
-            outcome = verify_body(body, ring, lang)
+            outcome = verify_body(body, ring, lang, keep)
         else:
             try:
-                outcome = self._executor().submit(verify_body, body, ring, lang).result()
+                outcome = self._executor().submit(verify_body, body, ring, lang, keep).result()
             except BrokenProcessPool:  # a verifying process died (killed, out of memory)
                 self._discard()
                 raise ServiceUnavailable(Phrase(N_("the verifying process stopped; try again")),
@@ -115,11 +120,29 @@ class Verifier:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def verify_body(body: bytes, ring: list[str], lang: str = "en") -> tuple[str, Any]:
-    """Parse and verify a document body: ("ok", the verdict's JSON, its problems said in `lang`
-    from the catalogs, as the process has no request) or ("bad", why unreadable)."""
+@dataclass(frozen=True)
+class Verified:
+    """What verifying a document found: the verdict, as POST /replays/verify answers it; the
+    document's leaf (its game id, length and last hash: where its game would be in a game log,
+    for the retired-key rule, api.replays); and, kept for an import of a valid document, what
+    is stored: the game re-run from it (under a new id), its annotations and its origin."""
+
+    verdict: dict[str, Any]
+    leaf: dict[str, Any] | None = None
+    game: Game | None = None
+    annotations: list[dict[str, Any]] | None = None
+    origin: dict[str, Any] | None = None
+
+
+def verify_body(body: bytes, ring: list[str], lang: str = "en",
+                keep: bool = False) -> tuple[str, Any]:
+    """Parse and verify a document body: ("ok", Verified, its problems said in `lang` from the
+    catalogs, as the process has no request; with `keep`, what an import of a valid one
+    stores) or ("bad", why unreadable)."""
     from api.inputs import parse_body
     from replays.document import verify
+    from service.audit.arbiter import origin_of
+    from service.audit.gamelog import leaf_of
     from service.audit.signing import check_signature
     from service.catalogs import translations
 
@@ -128,7 +151,15 @@ def verify_body(body: bytes, ring: list[str], lang: str = "en") -> tuple[str, An
     except BadRequest as exc:
         return "bad", exc.description
     verdict = verify(document, trusted_keys=ring, check_signature=check_signature)
-    return "ok", verdict.as_json(translations(lang).gettext)
+    said = verdict.as_json(translations(lang).gettext)
+    if verdict.signature != "verified":  # no key vouches for it: no leaf to look up
+        return "ok", Verified(said)
+    events = document["events"]
+    leaf = leaf_of(str(document["game_id"]), len(events), events[-1]["hash"])
+    if not keep or not verdict.valid:
+        return "ok", Verified(said, leaf)
+    return "ok", Verified(said, leaf, verdict.game, document.get("annotations"),
+                          origin_of(document, verdict.key_id))
 
 
 def _start_child(parent: int) -> None:

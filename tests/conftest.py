@@ -79,10 +79,14 @@ def storage_env(request) -> dict[str, str]:
 
 
 @pytest.fixture
-def app(sqlite_env):
+def app(request, sqlite_env):
     """The Flask app on a fresh SQLite file; its Application (with its log follower and read
-    models) closed afterwards."""
-    made = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    models) closed afterwards. A module or test sets more of its config with
+    `@pytest.mark.app_config(GRUFT_…=value)` (the nearest mark wins)."""
+    config: dict = {}
+    for mark in reversed(list(request.node.iter_markers("app_config"))):
+        config.update(mark.kwargs)
+    made = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, **config})
     yield made
     made.extensions["gruft"].close()
 

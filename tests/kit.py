@@ -3,6 +3,7 @@ legal moves; and real `gruft` processes (a served API, a bot runner) to test aga
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -126,24 +127,46 @@ def call(port: int, method: str, path: str, body: Any = None, token: str | None 
         conn.close()
 
 
+# What a gruft process a test starts runs first: it asks the kernel for SIGINT when the process
+# that started it dies (Linux's PR_SET_PDEATHSIG, kept across the exec; as bench.servers does),
+# then becomes `gruft`. A test's `finally` stops its servers, but a test process that dies
+# (an xdist worker that crashed) runs none: its gunicorn, master and workers, served on after
+# the whole suite had ended. (Not a preexec_fn: the test process has threads.)
+DIE_WITH_PARENT = """\
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)  # 1 = PR_SET_PDEATHSIG
+if os.getppid() == int(sys.argv[1]):  # else the starter is gone already: nothing to serve
+    os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
 def start_gruft(argv: list[str], env: dict[str, str], log: Path, **popen: Any
                 ) -> subprocess.Popen:
     """`gruft <argv>` as a process of its own, on this environment with `env` over it, its
-    output appended to `log`."""
+    output appended to `log`; in a process group of its own (`stop` ends it whole), and ended
+    by the kernel if this process dies first. Start it from the test's own thread: the kernel
+    counts the thread that started it as its parent."""
     with log.open("a") as out:
-        return subprocess.Popen([str(GRUFT), *argv], env={**os.environ, **env}, stdout=out,
-                                stderr=subprocess.STDOUT, **popen)
+        return subprocess.Popen(
+            [sys.executable, "-c", DIE_WITH_PARENT, str(os.getpid()), str(GRUFT), *argv],
+            env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, **popen)
 
 
 def stop(proc: subprocess.Popen, signum: int = signal.SIGINT) -> None:
-    """Stop a process started here (it may be dead already): `signum`, then a kill after 20 s."""
+    """Stop a process started here (it may be dead already): `signum`, then after 20 s a kill
+    of its whole process group (a gunicorn master killed alone leaves its workers serving);
+    whatever of the group is left once it has ended is killed too."""
     if proc.poll() is None:
         proc.send_signal(signum)
         try:
             proc.wait(20)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 @contextmanager

@@ -263,11 +263,10 @@ class GameLog:
         return {"index": int(row["idx"]), "ended_at": str(row["ended_at"]),
                 "leaf": leaf_of(str(row["game_id"]), int(row["version"]), str(row["hash"]))}
 
-    def logged_before(self, document: dict[str, Any], until: str | None) -> bool:
-        """Whether the game a (verified) document tells of, as far as it tells, is in the log
-        as over no later than `until` (ISO 8601); a game just over is caught up first."""
-        events = document["events"]
-        leaf = leaf_of(str(document["game_id"]), len(events), events[-1]["hash"])
+    def logged_before(self, leaf: dict[str, Any], until: str | None) -> bool:
+        """Whether the game a (verified) document tells of, as far as it tells (its `leaf_of`
+        its id, length and last hash), is in the log as over no later than `until` (ISO 8601);
+        a game just over is caught up first."""
         found = self.entry(leaf["game_id"])
         if found is None:
             self.catch_up()  # the subscriber may not have appended it yet

@@ -7,19 +7,13 @@ import random
 
 import pytest
 
-from api import create_app
 from domain import available_games, game_class
 from domain.core import Aborted
 from replays.document import verify
 from tests.api.sse import ClientStream
 from tests.kit import SHORT_OPTIONS, play_over_rest, seats
 
-
-@pytest.fixture
-def app(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_STREAM_KEEPALIVE": 0.05})
-    yield app
-    app.extensions["gruft"].close()
+pytestmark = pytest.mark.app_config(GRUFT_STREAM_KEEPALIVE=0.05)
 
 
 def new_game(client, key: str = "vampir", players: list[str] | None = None) -> dict:
@@ -161,7 +155,7 @@ def test_the_verifier_refuses_play_after_an_abort_and_an_abort_after_the_end(cli
     cls = game_class(doc["game"])
     # Check the domain refuses a command after the abort (409 over the API).
     game = verify(doc).game
-    with pytest.raises(Aborted):
+    with pytest.raises(Aborted, match="the host aborted this game"):
         game.execute(game.players[0], {"type": next(iter(cls.COMMANDS))})
     # A second abort cannot be re-run: the verifier names its version.
     events = doc["events"]

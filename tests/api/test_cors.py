@@ -9,20 +9,17 @@ from api import create_app
 ALLOWED = "https://club.example"
 
 
-@pytest.fixture
-def cors_client(sqlite_env, monkeypatch):
-    monkeypatch.setenv("GRUFT_CORS_ORIGINS", f" {ALLOWED}/ , https://other.example")
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    yield app.test_client()
-    app.extensions["gruft"].close()
+# The origins as the variable would say them: spaces and a trailing slash are read past.
+ORIGINS = pytest.mark.app_config(GRUFT_CORS_ORIGINS=f" {ALLOWED}/ , https://other.example")
 
 
-def test_an_allowed_origin_gets_the_headers(cors_client):
-    answer = cors_client.get("/games", headers={"Origin": ALLOWED})
+@ORIGINS
+def test_an_allowed_origin_gets_the_headers(client):
+    answer = client.get("/games", headers={"Origin": ALLOWED})
     assert answer.status_code == 200
     assert answer.headers["Access-Control-Allow-Origin"] == ALLOWED
     # A preflight for a command with a token is answered for the allowed origin.
-    preflight = cors_client.options("/games/x/commands", headers={
+    preflight = client.options("/games/x/commands", headers={
         "Origin": ALLOWED, "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "Authorization, Content-Type"})
     assert preflight.headers["Access-Control-Allow-Origin"] == ALLOWED
@@ -31,10 +28,11 @@ def test_an_allowed_origin_gets_the_headers(cors_client):
     assert "Access-Control-Allow-Credentials" not in preflight.headers
 
 
-def test_another_origin_gets_none(cors_client):
+@ORIGINS
+def test_another_origin_gets_none(client):
     for origin in ("https://evil.example", "https://club.example.evil.example",
                    "http://club.example"):
-        answer = cors_client.get("/games", headers={"Origin": origin})
+        answer = client.get("/games", headers={"Origin": origin})
         assert answer.status_code == 200
         assert "Access-Control-Allow-Origin" not in answer.headers, origin
 

@@ -6,20 +6,10 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
-from api import create_app
 from domain import GAMES
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "static"
 TEMPLATES = STATIC.parent / "templates"
-
-
-@pytest.fixture
-def client(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    yield app.test_client()
-    app.extensions["gruft"].close()
 
 
 def game_kinds(html: bytes) -> dict:

@@ -12,13 +12,6 @@ from api import create_app
 from domain import available_games, game_class
 
 
-@pytest.fixture
-def client(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    yield app.test_client()
-    app.extensions["gruft"].close()
-
-
 def create(client, key: str = "vampiring", players=("Ann", "Bob")) -> dict:
     answer = client.post("/games", json={"game": key, "players": list(players), "seed": 3,
                                          "options": dict(game_class(key).SHORT_OPTIONS)})

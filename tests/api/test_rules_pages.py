@@ -14,13 +14,6 @@ ROOT = Path(__file__).resolve().parents[2]
 RULE_ID = re.compile(r'"((?:VQ|VP|VA|VR)-\d+)"')
 
 
-@pytest.fixture
-def client(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    yield app.test_client()
-    app.extensions["gruft"].close()
-
-
 def cited(key: str) -> set[str]:
     """The ruling ids a game's code cites (its refusals' `rule`)."""
     folder = ROOT / "domain" / key.replace("-", "_")

@@ -18,16 +18,27 @@ from serving import serve_cli
 from tests.kit import GRUFT, start_gruft, stop, wait_until
 
 
+@pytest.fixture(autouse=True)
+def environment_kept():
+    """`gruft serve` sets variables for the gunicorn it becomes (GRUFT_STREAMS_MAX,
+    PROMETHEUS_MULTIPROC_DIR and its owner mark): run here, it must leave this test process's
+    environment as it was, or every server and runner the process starts later inherits them
+    (they shared one metrics folder, which the first of them to stop removed)."""
+    def environment() -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+
+    before = environment()
+    yield
+    assert environment() == before
+
+
 @pytest.fixture
 def exec_argv(monkeypatch):
-    """What `gruft serve` would exec, captured instead of run."""
+    """What `gruft serve` would exec, captured instead of run; what it sets in its
+    environment set in a copy."""
     seen: list[list[str]] = []
     monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))  # its changes stay here
     monkeypatch.setattr(serve_cli.os, "execv", lambda path, argv: seen.append(argv))
-    # What serve() sets for its workers (the metrics folder, GRUFT_STREAMS_MAX) goes into a copy
-    # of the environment: left in this process's, every server a later test starts would
-    # inherit it (a metrics folder not its own, another server's cap on streams).
-    monkeypatch.setattr(serve_cli.os, "environ", dict(serve_cli.os.environ))
     return seen
 
 
@@ -70,7 +81,7 @@ def test_threads_and_workers_from_the_environment_and_the_command_line(exec_argv
 
 
 def test_the_help_names_the_settings(capsys):
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="^0$"):  # --help exits 0
         main(["serve", "--help"])
     text = capsys.readouterr().out
     assert "GRUFT_WORKERS" in text and "GRUFT_THREADS" in text and "gthread" in text

@@ -20,12 +20,7 @@ from tests.kit import SHORT_OPTIONS, seats
 KEEPALIVE = 0.05  # seconds: short, so the tests see comment lines quickly
 
 
-@pytest.fixture
-def app(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env,
-                      "GRUFT_STREAM_KEEPALIVE": KEEPALIVE})
-    yield app
-    app.extensions["gruft"].close()
+pytestmark = pytest.mark.app_config(GRUFT_STREAM_KEEPALIVE=KEEPALIVE)
 
 
 def new_game(client, key: str = "vampir", seed: int = 3) -> dict:
@@ -197,26 +192,21 @@ def test_a_long_catch_up_comes_in_pages_shared_by_streams_resuming_anywhere(clie
         assert all(page.data["events"][-1]["version"] == page.id for page in pages)
 
 
-def test_a_stream_read_too_slowly_is_cut_off(sqlite_env, caplog):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_STREAM_KEEPALIVE": 1,
-                      "GRUFT_STREAM_MAX_PENDING": 2000})
-    client = app.test_client()
-    try:
-        created = new_game(client, "vampire-queen")
-        gid, rng = created["game_id"], random.Random(3)
-        stream = ClientStream(client, f"/games/{gid}/stream")
-        first = stream.next()
-        assert stream.next() == "keepalive"  # the writer has the stream
-        # Nothing read meanwhile: the writer queues the messages until too many wait.
-        with caplog.at_level(logging.WARNING, logger="gruft.api"):
-            while "cut off" not in caplog.text:
-                assert play_one(client, created, rng)["status"] == "in_progress"
-            # Check the stream then ends, before the game does, without what was waiting.
-            messages = stream.until_end()
-        assert messages[-1].id == first.id
-        assert client.get(f"/games/{gid}").get_json()["status"] == "in_progress"
-    finally:
-        app.extensions["gruft"].close()
+@pytest.mark.app_config(GRUFT_STREAM_KEEPALIVE=1, GRUFT_STREAM_MAX_PENDING=2000)
+def test_a_stream_read_too_slowly_is_cut_off(client, caplog):
+    created = new_game(client, "vampire-queen")
+    gid, rng = created["game_id"], random.Random(3)
+    stream = ClientStream(client, f"/games/{gid}/stream")
+    first = stream.next()
+    assert stream.next() == "keepalive"  # the writer has the stream
+    # Nothing read meanwhile: the writer queues the messages until too many wait.
+    with caplog.at_level(logging.WARNING, logger="gruft.api"):
+        while "cut off" not in caplog.text:
+            assert play_one(client, created, rng)["status"] == "in_progress"
+        # Check the stream then ends, before the game does, without what was waiting.
+        messages = stream.until_end()
+    assert messages[-1].id == first.id
+    assert client.get(f"/games/{gid}").get_json()["status"] == "in_progress"
 
 
 def test_every_change_reaches_the_stream_and_it_ends_with_the_game(client):

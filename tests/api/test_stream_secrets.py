@@ -14,7 +14,6 @@ import re
 
 import pytest
 
-from api import create_app
 from domain import available_games
 from tests.api.sse import ClientStream
 from tests.api.test_secrets import PLAYERS, VIEWER, common_moves, host, scrub, twin_games
@@ -22,12 +21,7 @@ from tests.api.test_secrets import PLAYERS, VIEWER, common_moves, host, scrub, t
 KEEPALIVE = 0.02
 
 
-@pytest.fixture
-def client(sqlite_env):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env,
-                      "GRUFT_STREAM_KEEPALIVE": KEEPALIVE})
-    yield app.test_client()
-    app.extensions["gruft"].close()
+pytestmark = pytest.mark.app_config(GRUFT_STREAM_KEEPALIVE=KEEPALIVE)
 
 
 def scrubbed(value, game_id: str):

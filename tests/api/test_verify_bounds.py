@@ -62,7 +62,8 @@ def test_reading_a_body_costs_at_most_ten_times_its_size(item):
     def read() -> None:
         # Fail to read a body whose values would cost more than ten times its size; read the
         # others within that.
-        with pytest.raises(BodyError) if item in REFUSED else nullcontext():
+        refused = pytest.raises(BodyError, match="more JSON values than its size allows")
+        with refused if item in REFUSED else nullcontext():
             parse(body)
 
     assert peak_of(read) <= RATIO * len(body) + ALLOWANCE
@@ -75,7 +76,7 @@ def test_an_export_verifies_within_ten_times_its_size(app):
     # Check the verdict, and what it took.
     verdicts = []
     peak = peak_of(lambda: verdicts.append(verify_body(body, ring)))
-    assert verdicts == [("ok", verdicts[0][1])] and verdicts[0][1]["valid"], verdicts
+    assert [kind for kind, _ in verdicts] == ["ok"] and verdicts[0][1].verdict["valid"], verdicts
     assert peak <= RATIO * len(body), (peak, len(body))
 
 
@@ -114,6 +115,50 @@ def test_past_the_workers_bound_a_503_and_past_the_addresss_a_429(app, client):
         assert client.post(path, data=body, content_type="application/json").status_code in (
             200, 201)
     assert gate.held == 0
+
+
+def rerun_threads(monkeypatch) -> list[str]:
+    """The threads of this process that re-run a document through the rules (the cost of a
+    verification, replays.document._rerun), as it happens: a spy, the rules run as ever."""
+    import replays.document
+
+    threads: list[str] = []
+    rerun = replays.document._rerun
+
+    def spied(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return rerun(*args, **kwargs)
+
+    monkeypatch.setattr(replays.document, "_rerun", spied)
+    return threads
+
+
+def test_an_import_is_verified_once_in_the_pool_never_on_the_request_thread(app, client,
+                                                                           monkeypatch):
+    document = document_of(app, players=3, phases=2)
+    threads = rerun_threads(monkeypatch)
+    answer = client.post("/games/import", json=document)
+    # Check the import stored the game re-run in the verifying process: its copy tells the
+    # same game (the same events and result) under a new id...
+    assert answer.status_code == 201, answer.get_json()
+    copy = client.get(f"/games/{answer.get_json()['game_id']}/export").get_json()
+    assert copy["game_id"] != document["game_id"] and copy["final"] == document["final"]
+    assert [e["type"] for e in copy["events"]] == [e["type"] for e in document["events"]]
+    # ... and no thread of the worker re-ran the rules (they ran once, in the pool).
+    assert threads == [], threads
+    assert app.extensions["gruft.verifier"].processes == 1
+
+
+@pytest.mark.app_config(GRUFT_VERIFY_PROCESSES=0)
+def test_without_a_pool_an_import_is_verified_once(app, client, monkeypatch):
+    document = document_of(app, players=3, phases=2)
+    threads = rerun_threads(monkeypatch)
+    # Check a valid document is re-run once, stored; a forged one once, refused.
+    assert client.post("/games/import", json=document).status_code == 201
+    assert len(threads) == 1, threads
+    forged = {**document, "final": {**document["final"], "winners": []}}
+    assert_error(client.post("/games/import", json=forged), 422, "invalid_replay")
+    assert len(threads) == 2, threads
 
 
 def marked_rss(mark: str) -> tuple[int, int]:

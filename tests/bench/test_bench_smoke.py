@@ -68,7 +68,7 @@ def test_a_ratio_pairs_each_round_with_its_baseline_and_takes_the_median():
     # Round by round 2, 4 and 3 times the baseline: the median, 3 — not best over best (30/10).
     assert bench.paired_ratio([10.0, 20.0, 30.0], [5.0, 5.0, 10.0]) == 3.0
     assert bench.paired_ratio([], []) == 0.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="shorter than argument 1"):
         bench.paired_ratio([1.0, 2.0], [1.0])  # every round has both sides
 
 

@@ -48,7 +48,7 @@ def test_bot_seats_and_names():
     assert seat_bots("heuristic", 3) == ["heuristic", "random", "random"]
     assert bot_labels(["random", "heuristic", "random"]) == ["random-1", "heuristic-1", "random-2"]
     # Fail to seat more bots than players.
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="3 bots named for 2 players"):
         seat_bots("random,random,random", 2)
 
 

@@ -24,7 +24,7 @@ def test_the_served_runner_draws_from_the_operating_systems_source():
     runner = BotRunner(lambda: None)
     # Check its source is the operating system's: no seed, no state an observer could recover.
     assert isinstance(runner.rng, SystemRandom)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError, match="does not have state"):
         runner.rng.getstate()
 
 

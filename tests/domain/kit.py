@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
 
 from domain.core import Game, Refusal, canonical
+
+RULING = r"\([A-Z]{2}-\d+\)"  # how a refusal's message ends: the ruling it cites, "(VQ-7)"
 
 
 def rebuild(events: list[Any]) -> Game:
@@ -51,7 +54,9 @@ class Table:
         """Run a command that must be refused (citing `rule`), and check nothing changed."""
         before = canonical(self.game.full_state())
         version = self.game.version
-        with pytest.raises(Refusal) as caught:
+        # A refusal says its ruling last: "… (VQ-7)".
+        cited = re.escape(f"({rule})") if rule is not None else RULING
+        with pytest.raises(Refusal, match=cited + "$") as caught:
             self.game.execute(player, command)
         assert self.game.version == version
         assert not self.game.pending_events
@@ -80,7 +85,7 @@ class Table:
         for command in candidates:
             if canonical(command) in legal:
                 continue
-            with pytest.raises(Refusal):
+            with pytest.raises(Refusal, match=RULING + "$"):
                 copy.deepcopy(base).execute(player, command)
 
 

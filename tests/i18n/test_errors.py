@@ -183,7 +183,7 @@ UNREADABLE = ['{"game" "vampir"}', '{"game": "vampir" "players": []}', '{"game":
 
 
 def json_error(body: str) -> json.JSONDecodeError:
-    with pytest.raises(json.JSONDecodeError) as caught:
+    with pytest.raises(json.JSONDecodeError, match=r"line 1 column \d+") as caught:
         json.loads(body)
     return caught.value
 
@@ -298,9 +298,10 @@ def test_a_worker_holding_its_share_of_streams_answers_in_the_readers_language(a
     holds = Holds()
     for lang in ("en", "it"):
         with app.test_request_context(f"/?lang={lang}"):
-            with pytest.raises(TooManyRequests) as share:
+            with pytest.raises(TooManyRequests, match=f"this address holds 0 {kind}s open") as share:
                 holds.take(kind, "10.0.0.1", None, 0)
-            with pytest.raises(ServiceUnavailable) as worker:
+            with pytest.raises(ServiceUnavailable, match="this worker holds as many streams and "
+                                                         "long polls as it may") as worker:
                 holds.take(kind, "10.0.0.1", 0, None)
             said = error_text(share.value.description), error_text(worker.value.description)
         if lang == "en":

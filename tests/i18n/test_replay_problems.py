@@ -356,7 +356,7 @@ def test_gruft_verify_says_why_it_cannot_read_a_document_in_the_chosen_language(
         tmp_path, capsys) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"format": "gruft-replay" "events": []}', "utf-8")
-    with pytest.raises(json.JSONDecodeError) as python:
+    with pytest.raises(json.JSONDecodeError, match="Expecting ',' delimiter") as python:
         json.loads(path.read_text("utf-8"))
     assert gruft(["verify", str(path)]) == 2
     assert capsys.readouterr().err == f"gruft verify: cannot read {path}: {python.value}\n"

@@ -179,10 +179,10 @@ def test_a_bytes_lru_keeps_to_its_bytes():
         cache.put(key, b"x" * (key * 7 % 300))
         assert cache.bytes <= 1000
     assert cache.get(49) == b"x" * (49 * 7 % 300)  # the newest is kept
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="^0$"):  # the oldest went first
         cache.get(0)
     cache.put(99, b"x" * 1001)  # larger than the bound: not kept, the others stay
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="^99$"):
         cache.get(99)
     assert cache.bytes == sum(len(cache.get(k)) for k in range(50) if k in cache._entries)
 

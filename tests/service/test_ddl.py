@@ -39,5 +39,5 @@ def test_other_programming_errors_are_not_tried_again():
 
 def test_it_gives_up_after_its_attempts():
     build = failing(*[ProgrammingError('relation "t" already exists')] * 3)
-    with pytest.raises(ProgrammingError):
+    with pytest.raises(ProgrammingError, match='relation "t" already exists'):
         retry_concurrent_ddl(build, attempts=3)

@@ -61,7 +61,7 @@ def test_a_duplicate_key_deep_inside_is_found_too():
     with pytest.raises(DuplicateKey, match="'d'"):
         strict_loads('{"a": [{"b": 1, "c": {"d": 1, "d": 2}}]}')
     # Keys equal only after unescaping are the same key.
-    with pytest.raises(DuplicateKey):
+    with pytest.raises(DuplicateKey, match="the key 'final' appears twice"):
         strict_loads('{"final": 1, "fin\\u0061l": 2}')
 
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from api import schemas
 from domain import available_games
 from tests.api.browser.conftest import QuietHandler
 from tests.api.browser.play_kit import (
@@ -365,8 +364,6 @@ def test_a_reopened_address_says_how_to_play_and_offers_this_browsers_seat(brows
 
 def test_the_host_aborts_and_every_page_shows_it(browser, live_site):
     game = create(live_site.base_url, "voodoo-prince", seed=3)
-    if not any(r.rule.endswith("/abort") for r in live_site.app.url_map.iter_rules()):
-        pytest.skip("POST /games/{id}/abort is not there yet")
     host = open_page(browser, f"{play_url(live_site, game)}?token={game['host_token']}", "host")
     spectator = open_page(browser, play_url(live_site, game), "spectator")
     try:
@@ -408,8 +405,6 @@ def bot_site(sqlite_env) -> Iterator[Any]:
     app.extensions["gruft"].close()
 
 
-@pytest.mark.skipif("bots" not in schemas.CreateGame().fields,
-                    reason="bot seats (POST /games \"bots\") are not there yet")
 def test_one_person_plays_a_whole_game_against_two_bots(browser, bot_site):
     game = create(bot_site.base_url, "voodoo-prince", players=3, seed=8,
                   bots={"Bob": "heuristic", "Cid": "random"})
@@ -426,8 +421,6 @@ def test_one_person_plays_a_whole_game_against_two_bots(browser, bot_site):
 
 # -- a fork: its own host page with its links, its bot seats kept ----------------------------------
 
-@pytest.mark.skipif("bots" not in schemas.CreateGame().fields,
-                    reason="bot seats (POST /games \"bots\") are not there yet")
 def test_the_host_forks_at_a_step_and_the_forks_page_shows_its_links_and_bot_seats(browser, bot_site):
     game = create(bot_site.base_url, "vampir", players=3, seed=12, bots={"Cid": "heuristic"})
     base, gid = bot_site.base_url, game["game_id"]

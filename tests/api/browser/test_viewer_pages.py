@@ -147,8 +147,6 @@ def test_every_event_of_every_game_is_described(site: Site):
 
 @pytest.mark.parametrize("key", ["vampir", "vampiring", "voodoo-prince", "vampire-queen"])
 def test_a_player_reads_only_what_they_saw(site: Site, key: str):
-    if key not in site.finished:
-        pytest.skip(f"{key} is not available yet")
     games = site.app.extensions["gruft"]
     game = site.finished[key]
     records = games.reads.records(game.game_id)

@@ -47,13 +47,20 @@ def test_a_game_without_a_clock_records_none():
     assert clocks_at(game, T0) is None
 
 
-@pytest.mark.parametrize("clock", [{"bank": 0, "increment": 0}, {"bank": 60},
-                                   {"bank": "60", "increment": 0}, {"bank": True, "increment": 0},
-                                   {"bank": 60, "increment": -1}, [60, 5],
-                                   {"bank": 60, "increment": 0, "delay": 3}])
-def test_a_bad_clock_is_refused(clock):
+SHAPE = r'^clock must be \{"bank": seconds, "increment": seconds\}$'
+
+
+@pytest.mark.parametrize(("clock", "says"), [
+    ({"bank": 0, "increment": 0}, "^clock bank must be from 1 to 604800 seconds$"),
+    ({"bank": 60}, SHAPE),
+    ({"bank": "60", "increment": 0}, "^clock bank must be a number of seconds$"),
+    ({"bank": True, "increment": 0}, "^clock bank must be a number of seconds$"),
+    ({"bank": 60, "increment": -1}, "^clock increment must be from 0 to 86400 seconds$"),
+    ([60, 5], SHAPE),
+    ({"bank": 60, "increment": 0, "delay": 3}, SHAPE)])
+def test_a_bad_clock_is_refused(clock, says):
     # Fail to start a game with a clock that is not {"bank" >= 1, "increment" >= 0} seconds.
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup, match=says):
         started("vampir", HandClock(), clock=clock)
 
 
@@ -137,14 +144,14 @@ def test_a_seat_is_handed_to_a_bot_and_back_as_recorded_events():
     assert replayed(game).handed == {ann: None}
     # Fail to hand a seat nobody sits in, or to a bot named by something else than a word.
     version = game.version
-    with pytest.raises(BadCommand):
+    with pytest.raises(BadCommand, match="'Zed' does not play in this game"):
         game.hand_seat("Zed", "heuristic")
-    with pytest.raises(BadCommand):
+    with pytest.raises(BadCommand, match="a seat is handed to a bot by its kind"):
         game.hand_seat(ann, 3)
     assert game.version == version
     # Fail to hand a seat of a game that is over.
     game.abort("the club closes")
-    with pytest.raises(Aborted):
+    with pytest.raises(Aborted, match="the host aborted this game"):
         game.hand_seat(ann, "random")
 
 

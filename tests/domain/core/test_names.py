@@ -59,7 +59,8 @@ def test_every_game_seats_names_by_the_rule():
         names = [" Ann", NFD_ZOE, "Cy ", "Dee", "Eve"][:count]
         game = cls.start(names, seed=1)
         assert game.players == seat_names(names)
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match="player names must be distinct, also after "
+                                           "casefold"):
             cls.start(["Ann", "ANN", "Cy", "Dee"][:max(count, 2)], seed=1)
 
 
@@ -69,5 +70,5 @@ def test_recorded_names_are_taken_as_recorded():
     cls = game_class("voodoo-prince")
     game = cls.start(["Ann", "ann"], seed=1, recorded=True)
     assert game.players == ["Ann", "ann"]
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup, match="^player names must be distinct$"):
         cls.start(["Ann", "Ann"], seed=1, recorded=True)

@@ -149,9 +149,9 @@ def test_va3_discard_under_the_location_of_its_colour():
     # Fail to discard a card Cat does not hold.
     table.refuse(CAT, {"type": "discard", "card": "docks2", "location": "docks"}, "VA-3")
     # Fail to send a card or a location that does not exist in Vampir (400, no ruling).
-    with pytest.raises(BadCommand):
+    with pytest.raises(BadCommand, match="'pub3' is not a Vampir card"):
         table.game.execute(CAT, {"type": "discard", "card": "pub3"})
-    with pytest.raises(BadCommand):
+    with pytest.raises(BadCommand, match="field 'location' must be one of"):
         table.game.execute(CAT, {"type": "discard", "card": "W", "location": "attic"})
     # Check the joker may go under any of the six locations, and Cat puts it under the docks.
     jokers = [m for m in table.game.legal_moves(CAT) if m["type"] == "discard" and m["card"] == "W"]

@@ -153,23 +153,29 @@ def test_options_and_player_counts():
     assert Table(GAME, NAMES[:3]).game.options == {"phases": 5}
     assert Table(GAME, NAMES[:3], options={"phases": 20}).game.options == {"phases": 20}
     for bad in (0, 21, "5", True):
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match="option 'phases' must be"):
             Table(GAME, NAMES[:3], options={"phases": bad})
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup, match="vampire-queen has no option rounds"):
         Table(GAME, NAMES[:3], options={"rounds": 2})
     # Check 3 to 12 players.
     for count in (2, 13):
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match=f"vampire-queen is for 3 to 12 players, not {count}"):
             Table(GAME, [f"p{i}" for i in range(count)])
 
 
 def test_malformed_commands_are_bad_commands_not_refusals():
     table = stacked_table(EXAMPLE, {})
     before = table.game.full_state()
-    for command in (play("14"), play("S10"), play("q"), play("J"), {"type": "play"},
-                    {"type": "play", "cards": "7"}, {"type": "pass", "cards": []},
-                    {"type": "discard"}):
-        with pytest.raises(BadCommand):
+    for command, says in (
+            (play("14"), "'14' is not a Vampire Queen card"),
+            (play("S10"), "'S10' is not a Vampire Queen card"),
+            (play("q"), "'q' is not a Vampire Queen card"),
+            (play("J"), "'J' is not a Vampire Queen card"),
+            ({"type": "play"}, "command 'play' needs the field 'cards'"),
+            ({"type": "play", "cards": "7"}, "field 'cards' must be a list of card codes"),
+            ({"type": "pass", "cards": []}, "command 'pass' has no field 'cards'"),
+            ({"type": "discard"}, "vampire-queen has no command 'discard'")):
+        with pytest.raises(BadCommand, match=says):
             table.game.execute("Marie", command)
     assert table.game.full_state() == before and not table.game.pending_events
 

@@ -59,7 +59,7 @@ def test_vr1_two_to_six_players():
     assert Table(GAME, SIX, seed=1).game.to_act == SIX
     # Fail to seat 1 or 7 players
     for players in (["Blue"], [*SIX, "Pink"]):
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match=f"vampiring is for 2 to 6 players, not {len(players)}"):
             GAME.start(players, seed=1)
 
 
@@ -97,18 +97,22 @@ def test_vr2_stacked_ring_must_hold_exactly_the_ruling_cards():
     good = ring(DUO, {})["ring"]
     # Fail to stack a ring without a card, with a card too many, with a stranger's Home,
     # with a card that does not exist, with another key or a ring that is not a list
+    exactly = "the ring must hold exactly one Home and one carriage per player"
     bad_deals = [
-        {"ring": good[:-1]},
-        {"ring": [*good, "tower"]},
-        {"ring": [c if c != "home:Red" else "home:Green" for c in good]},
-        {"ring": [c if c != "cross" else "church" for c in good]},
-        {"ring": [c if c != "carriage" else "tower" for c in good]},
-        {"ring": good, "hands": {}},
-        {"ring": "tower"},
-        {"ring": [1] * len(good)},
+        ({"ring": good[:-1]}, f"{exactly}.*missing: cross; not allowed: none"),
+        ({"ring": [*good, "tower"]}, f"{exactly}.*missing: none; not allowed: tower"),
+        ({"ring": [c if c != "home:Red" else "home:Green" for c in good]},
+         f"{exactly}.*missing: home:Red; not allowed: home:Green"),
+        ({"ring": [c if c != "cross" else "church" for c in good]},
+         f"{exactly}.*missing: cross; not allowed: church"),
+        ({"ring": [c if c != "carriage" else "tower" for c in good]},
+         f"{exactly}.*missing: carriage, carriage; not allowed: tower, tower"),
+        ({"ring": good, "hands": {}}, "a vampiring deal has only a 'ring', not hands"),
+        ({"ring": "tower"}, "the deal's 'ring' must be a list of card names"),
+        ({"ring": [1] * len(good)}, "the deal's 'ring' must be a list of card names"),
     ]
-    for deal in bad_deals:
-        with pytest.raises(BadSetup):
+    for deal, says in bad_deals:
+        with pytest.raises(BadSetup, match=says):
             GAME.start(DUO, seed=1, deal=deal)
 
 
@@ -118,7 +122,7 @@ def test_vr3_variant_is_castle_by_default_or_mansion():
     assert Table(GAME, DUO, seed=1, options={"variant": "mansion"}).game.options["variant"] == (
         "mansion")
     # Fail to choose another variant
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup, match="option 'variant' must be one of castle, mansion"):
         GAME.start(DUO, seed=1, options={"variant": "crypt"})
 
 
@@ -130,7 +134,7 @@ def test_vr12_max_turns_is_none_or_1_to_10000():
     assert Table(GAME, DUO, seed=1, options={"max_turns": None}).game.options["max_turns"] is None
     # Fail to set 0, 10001, a string or a boolean, or an unknown option
     for bad in (0, 10001, "5", True):
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match="option 'max_turns' must be"):
             GAME.start(DUO, seed=1, options={"max_turns": bad})
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup, match="vampiring has no option rounds"):
         GAME.start(DUO, seed=1, options={"rounds": 3})

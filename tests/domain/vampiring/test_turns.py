@@ -68,15 +68,19 @@ def test_vr4_a_submitted_move_is_final():
 def test_vr4_a_move_names_a_metamorphosis_and_a_direction():
     t = table(DUO, {})
     # Fail to send an unknown metamorphosis or direction, a missing or an extra field
-    for bad in [
-        {"type": "move", "metamorphosis": "c", "direction": "cw"},
-        {"type": "move", "metamorphosis": "a", "direction": "up"},
-        {"type": "move", "metamorphosis": "a"},
-        {"type": "move", "metamorphosis": "a", "direction": "cw", "steps": "2"},
-        {"type": "move", "metamorphosis": ["a"], "direction": "cw"},
-        {"type": "fly", "direction": "cw"},
+    for bad, says in [
+        ({"type": "move", "metamorphosis": "c", "direction": "cw"},
+         "field 'metamorphosis' must be one of a, b"),
+        ({"type": "move", "metamorphosis": "a", "direction": "up"},
+         "field 'direction' must be one of ccw, cw"),
+        ({"type": "move", "metamorphosis": "a"}, "command 'move' needs the field 'direction'"),
+        ({"type": "move", "metamorphosis": "a", "direction": "cw", "steps": "2"},
+         "command 'move' has no field 'steps'"),
+        ({"type": "move", "metamorphosis": ["a"], "direction": "cw"},
+         "field 'metamorphosis' must be a string"),
+        ({"type": "fly", "direction": "cw"}, "vampiring has no command 'fly'"),
     ]:
-        with pytest.raises(BadCommand):
+        with pytest.raises(BadCommand, match=says):
             t.game.execute("Blue", bad)
     assert t.game.to_act == DUO and not t.game.pending_events
 

@@ -143,7 +143,7 @@ def test_vp13_most_points_wins_after_the_last_round():
     assert events[-1].winners == ["Leon"]
     assert t.game.to_act == [] and t.game.legal_moves("Lukas") == []
     # Fail to play on after the end
-    with pytest.raises(GameFinished) as refused:
+    with pytest.raises(GameFinished, match=r"\(VP-13\)$") as refused:
         t.game.execute("Lukas", {"type": "play", "card": t.game.hands["Nina"][0]})
     assert refused.value.rule == "VP-13"
     t.check_rebuilt()

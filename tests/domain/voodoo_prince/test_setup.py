@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from domain.core import BadCommand, BadSetup, NotYourTurn, shuffled
@@ -20,17 +22,18 @@ def test_vp1_rounds_option_defaults_to_5_and_ranges_1_to_20():
     assert Table(GAME, DUO, seed=1, options={"rounds": 20}).game.options == {"rounds": 20}
     # Fail to create games with a round count outside 1-20, or that is not a number
     for bad in (0, 21, "3", True):
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match="option 'rounds' must be"):
             GAME.start(DUO, seed=1, options={"rounds": bad})
     # Fail to create games with an unknown option
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup, match="voodoo-prince has no option tricks"):
         GAME.start(DUO, seed=1, options={"tricks": 3})
 
 
 def test_vp1_two_to_five_players():
     # Fail to seat one or six players
     for names in (["Ann"], ["A", "B", "C", "D", "E", "F"]):
-        with pytest.raises(BadSetup):
+        with pytest.raises(BadSetup, match=f"voodoo-prince is for 2 to 5 players, not "
+                                           f"{len(names)}"):
             GAME.start(names, seed=1)
 
 
@@ -110,11 +113,11 @@ def test_vp3_last_player_deals_chooses_trump_then_leads():
     t.refuse("Ulrich", {"type": "play", "card": card}, "VP-3")
     # Fail to let Carsten choose trump or play: only the dealer acts, and VP-3 says why
     for command in ({"type": "choose_trump", "trump": "G"}, {"type": "play", "card": "R1"}):
-        with pytest.raises(NotYourTurn) as refused:
+        with pytest.raises(NotYourTurn, match=r"\(VP-3\)$") as refused:
             t.game.execute("Carsten", command)
         assert refused.value.rule == "VP-3"
     # Fail to name a colour that does not exist
-    with pytest.raises(BadCommand):
+    with pytest.raises(BadCommand, match="field 'trump' must be one of R, B, G, Y, P"):
         t.game.execute("Ulrich", {"type": "choose_trump", "trump": "X"})
     # Check Ulrich chooses green after seeing his hand, and then leads
     t.act("Ulrich", {"type": "choose_trump", "trump": "G"})
@@ -171,7 +174,8 @@ def test_vp4_cards_out_of_play_cannot_be_played():
     undealt = t.game.undealt[0]
     # Fail to play a 13 in a four-player game (values 0-12): not a card of this game
     for code in ("R13", "X1", "R", "r4", "R04"):
-        with pytest.raises(BadCommand):
+        with pytest.raises(BadCommand, match=f"'{code}' is not a card of a 4-player game "
+                                             r"\(colours RBGYP, values 0–12\)"):
             t.game.execute("Marie", {"type": "play", "card": code})
     # Fail to play a card left out of the deal (VP-4); the refusal does not say it is undealt
     refusal = t.refuse("Marie", {"type": "play", "card": undealt}, "VP-5")
@@ -179,10 +183,10 @@ def test_vp4_cards_out_of_play_cannot_be_played():
     assert undealt not in hand
 
 
-def deal_error(players, deal, rounds=5):
-    with pytest.raises(BadSetup) as caught:
+def deal_refused(says, players, deal, rounds=5) -> None:
+    """Fail to start a game from a stacked deal: BadSetup, its message saying `says`."""
+    with pytest.raises(BadSetup, match=re.escape(says)):
         GAME.start(players, seed=1, options={"rounds": rounds}, deal=deal)
-    return str(caught.value)
 
 
 def test_stacked_deal_is_checked():
@@ -194,17 +198,17 @@ def test_stacked_deal_is_checked():
     assert normal == {"rounds": [{"hands": hands}, None]}
     assert GAME.check_deal(FOUR, {"rounds": 5}, good) == good
     # Fail on: unknown keys, no rounds, more rounds than the game, trump after round 1
-    assert "only 'rounds'" in deal_error(FOUR, {**good, "phases": []})
-    assert "non-empty" in deal_error(FOUR, {"rounds": []})
-    assert "has 2 rounds" in deal_error(FOUR, {"rounds": [None, None]}, rounds=1)
-    assert "VP-3" in deal_error(FOUR, {"rounds": [None, {"trump": "B", "hands": hands}]})
-    assert "trump" in deal_error(FOUR, {"rounds": [{"trump": "X", "hands": hands}]})
+    deal_refused("only 'rounds'", FOUR, {**good, "phases": []})
+    deal_refused("non-empty", FOUR, {"rounds": []})
+    deal_refused("has 2 rounds", FOUR, {"rounds": [None, None]}, rounds=1)
+    deal_refused("VP-3", FOUR, {"rounds": [None, {"trump": "B", "hands": hands}]})
+    deal_refused("trump", FOUR, {"rounds": [{"trump": "X", "hands": hands}]})
     # Fail on: missing or extra players, wrong sizes, unknown or doubled cards
-    assert "exactly" in deal_error(FOUR, {"rounds": [{"hands": {"Marie": hands["Marie"]}}]})
+    deal_refused("exactly", FOUR, {"rounds": [{"hands": {"Marie": hands["Marie"]}}]})
     short = {**hands, "Nina": hands["Nina"][:-1]}
-    assert "13 cards" in deal_error(FOUR, {"rounds": [{"hands": short}]})
+    deal_refused("13 cards", FOUR, {"rounds": [{"hands": short}]})
     wrong = {**hands, "Nina": [*hands["Nina"][:-1], "R15"]}
-    assert "not a card" in deal_error(FOUR, {"rounds": [{"hands": wrong}]})
+    deal_refused("not a card", FOUR, {"rounds": [{"hands": wrong}]})
     twice = {**hands, "Nina": [*hands["Nina"][:-1], hands["Marie"][0]]}
-    assert "twice" in deal_error(FOUR, {"rounds": [{"hands": twice}]})
-    assert "object" in deal_error(FOUR, {"rounds": ["R1"]})
+    deal_refused("twice", FOUR, {"rounds": [{"hands": twice}]})
+    deal_refused("object", FOUR, {"rounds": ["R1"]})

@@ -33,10 +33,10 @@ def test_vp5_leader_plays_any_card_followers_must_follow():
     assert refusal.message.startswith("Lukas must follow red and holds R3")
     # Fail to play a card Lukas does not hold, or to play out of turn
     t.refuse("Lukas", {"type": "play", "card": "P9"}, "VP-5")
-    with pytest.raises(NotYourTurn):
+    with pytest.raises(NotYourTurn, match=r"^It is not Leon's turn; waiting for Lukas\. \(VP-5\)$"):
         t.game.execute("Leon", {"type": "play", "card": "G12"})
     # Fail to send a card code that does not exist
-    with pytest.raises(BadCommand):
+    with pytest.raises(BadCommand, match="'R99' is not a card of a 4-player game"):
         t.game.execute("Lukas", {"type": "play", "card": "R99"})
     play(t, "Lukas", "R3")
     # Check Leon, void in red, may play any card: a discard or a trump

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from service.readmodels import open_view, read_models, run, views_env
-from tests.kit import wait_until
+from tests.kit import DIE_WITH_PARENT, wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 GRUFT = str(Path(sys.executable).with_name("gruft"))  # the console script
@@ -42,9 +42,11 @@ def no_child_left():
 
 
 def child(env: dict[str, str], *args: str) -> subprocess.Popen:
-    """A Python subprocess in the repository with `env` as its storage settings."""
+    """A Python subprocess in the repository with `env` as its storage settings, ended by the
+    kernel if this process dies first (tests.kit.DIE_WITH_PARENT)."""
     full = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     argv = list(args) if args[0] == GRUFT else [sys.executable, *args]
+    argv = [sys.executable, "-c", DIE_WITH_PARENT, str(os.getpid()), *argv]
     proc = subprocess.Popen(argv, cwd=ROOT, env=full, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     CHILDREN.append(proc)

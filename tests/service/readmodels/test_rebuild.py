@@ -32,7 +32,8 @@ def test_rebuild_from_the_log_equals_the_views_kept_incrementally(populated, cap
         assert main([*cli, "--lock-wait", "0.2"]) == 3
         assert "holds the lock" in capsys.readouterr().err
     else:
-        with pytest.raises(RunnerBusy):
+        with pytest.raises(RunnerBusy, match="a projection runner holds the lock: stop `gruft "
+                                             "project`"):
             rebuild(populated.env, lock_wait=0.2)
     # Check `gruft projections rebuild` drops everything and projects the whole log again
     side.embedded.stop()
@@ -62,11 +63,14 @@ def test_an_event_already_applied_is_refused_and_changes_nothing(populated):
         note = next(n for n in games.recorder.select_notifications(start=1, limit=10_000)
                     if n.originator_id == finished.id and n.originator_version == finished.version)
         event = games.mapper.to_domain_event(note)
-        with pytest.raises(IntegrityError):
+        with pytest.raises(IntegrityError,
+                           match=f"Failed to record tracking for {games.name} {note.id}$"):
             projection.process_event(event, Tracking(games.name, note.id))
         # Fail to apply its creation again either
         first = games.recorder.select_notifications(start=1, limit=1)[0]
-        with pytest.raises(IntegrityError):
+        # (its game's row is there: SQLite's and PostgreSQL's words for it)
+        with pytest.raises(IntegrityError, match=r"UNIQUE constraint failed: readmodel_games\.|"
+                                                 r"duplicate key value violates unique"):
             projection.process_event(games.mapper.to_domain_event(first),
                                      Tracking(games.name, first.id))
         assert view.dump() == before

@@ -37,7 +37,7 @@ def test_one_runner_per_store_and_a_standby_takes_over(storage_env):
     try:
         lock = wait_until_held(env)
         # … so a second runner refuses to start, and the CLI says so with exit status 3
-        with pytest.raises(RunnerBusy):
+        with pytest.raises(RunnerBusy, match="another projection runner holds the lock"):
             run(storage_env, once=True, lock_wait=0.2)
         second = child(storage_env, GRUFT, "project", "--once", "--lock-wait", "0.2")
         _, err = second.communicate(timeout=60)

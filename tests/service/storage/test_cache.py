@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from copy import deepcopy
+from typing import Any
 
 import pytest
 
@@ -14,19 +15,24 @@ from service import Conflict, Games
 from tests.service.storage.kit import advance, check_log, fresh, new_game, state_of
 
 
-def refused_commands(games: Games, game_id) -> list[tuple[dict, type[Exception]]]:
-    """Commands the service must refuse now, each with the error it answers."""
+def refused_commands(games: Games, game_id) -> list[tuple[dict, Any, str]]:
+    """Commands the service must refuse now, each with the error it answers and what that
+    error says (a pattern of its message)."""
     game = games.game(game_id)
     player = sorted(game.to_act)[0]
     move = game.legal_moves(player)[0]
     waiting = [p for p in game.players if p not in game.to_act]
-    out = [({"type": "no_such_command", "player": player}, BadCommand),
-           ({**move, "player": player, "unknown_field": 1}, BadCommand)]
+    out = [({"type": "no_such_command", "player": player}, BadCommand,
+            "has no command 'no_such_command'"),
+           ({**move, "player": player, "unknown_field": 1}, BadCommand,
+            "has no field 'unknown_field'")]
     garbled = {k: (v if k == "type" else "Z99") for k, v in move.items()}
     if garbled not in game.legal_moves(player):  # a move with fields: make them nonsense
-        out.append(({**garbled, "player": player}, (BadCommand, Refusal)))
-    if waiting:
-        out.append(({**move, "player": waiting[0]}, Refusal))
+        out.append(({**garbled, "player": player}, (BadCommand, Refusal),
+                    r"'Z99' is not a card|field '\w+' must be"))
+    if waiting:  # the ruling of turns cited last
+        out.append(({**move, "player": waiting[0]}, Refusal,
+                    rf"^It is not {waiting[0]}'s turn; .*\([A-Z]{{2}}-\d+\)$"))
     return out
 
 
@@ -37,9 +43,9 @@ def test_refused_commands_leave_cache_and_store_untouched(make_games, key):
     advance(games, game_id, random.Random(3), 3)
     cached = games.repository.get(game_id, deepcopy_from_cache=False)
     before, records = deepcopy(state_of(cached)), games.reads.records(game_id)
-    for command, error in refused_commands(games, game_id):
+    for command, error, says in refused_commands(games, game_id):
         # Fail to run a refused command: the cached game, the store and the answer stay put.
-        with pytest.raises(error):
+        with pytest.raises(error, match=says):
             games.run_command(game_id, HOST, command)
         assert state_of(cached) == before
         assert games.repository.get(game_id, deepcopy_from_cache=False) is cached
@@ -47,7 +53,8 @@ def test_refused_commands_leave_cache_and_store_untouched(make_games, key):
     # Fail with a stale expected_version: 409 and nothing written.
     move = {**games.reads.legal_moves(game_id, HOST, sorted(cached.to_act)[0])["moves"][0],
             "player": sorted(cached.to_act)[0]}
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match=f"expected version {cached.version - 1}, the game is "
+                                       f"at {cached.version}"):
         games.run_command(game_id, HOST, move, expected_version=cached.version - 1)
     assert state_of(cached) == before and games.reads.records(game_id) == records
 

@@ -117,7 +117,8 @@ def test_a_stale_copy_and_the_client_s_expected_version(two):
     pretend_heard_nothing(second)
     first.command(game_id, HOST, move_of(game, "Ann"))
     # the client is behind the store: 409, as when the store is asked first
-    with pytest.raises(Conflict):
+    # (the copy agrees with the client, so the write goes to the store, which has the newer)
+    with pytest.raises(Conflict, match="another command was stored first"):
         second.command(game_id, HOST, move_of(game, "Ben"), expected_version=game.version)
     # the client knows a version newer than the copy: the store is asked, and it goes through
     outcome = second.command(game_id, HOST, move_of(game, "Ben"),

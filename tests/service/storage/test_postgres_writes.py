@@ -145,12 +145,12 @@ def test_reads_through_prepared_statements_answer_as_eventsourcing_s_own(games):
 def test_a_skipped_version_is_refused_and_nothing_is_written(games):
     from eventsourcing.persistence import IntegrityError
 
-    from service.store.gaps import is_gap
+    from service.store.gaps import GAP_MESSAGE, is_gap
 
     recorder, gid = games.recorder, uuid4()
     recorder.insert_events([stored_event(recorder, gid, 1)])
     other = uuid4()
-    with pytest.raises(IntegrityError) as refused:
+    with pytest.raises(IntegrityError, match=GAP_MESSAGE) as refused:
         # one aggregate follows on, the other skips version 2: the whole write is refused
         recorder.insert_events([stored_event(recorder, other, 1), stored_event(recorder, gid, 3)])
     assert is_gap(refused.value)
@@ -165,7 +165,7 @@ def test_a_version_stored_twice_is_still_a_lost_race(games):
 
     recorder, gid = games.recorder, uuid4()
     recorder.insert_events([stored_event(recorder, gid, 1)])
-    with pytest.raises(IntegrityError) as refused:
+    with pytest.raises(IntegrityError, match="a version is already stored") as refused:
         recorder.insert_events([stored_event(recorder, gid, 1)])
     assert not is_gap(refused.value)
 
@@ -264,7 +264,8 @@ def test_a_follower_takes_every_notice_that_arrived_in_one_go(games):
         import psycopg
 
         terminate_backends([conn.info.backend_pid])
-        with pytest.raises(psycopg.OperationalError):
+        with pytest.raises(psycopg.OperationalError,
+                           match="server closed the connection|terminating connection"):
             for _ in range(3):
                 assert notices(conn, 30) == []
 

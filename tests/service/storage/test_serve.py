@@ -8,6 +8,9 @@ after a write sees it whichever worker answers.
 
 from __future__ import annotations
 
+import http.client
+import itertools
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -19,7 +22,7 @@ from cryptography.hazmat.primitives import serialization
 
 from domain import available_games
 from service.audit.signing import KEY_FILE, public_pem
-from tests.kit import SHORT_OPTIONS, call, seats, served_gruft
+from tests.kit import SHORT_OPTIONS, call, seats, served_gruft, wait_until
 from tests.service.storage.kit import run_threads
 
 CLIENTS = 4
@@ -33,9 +36,11 @@ def server(storage_env, tmp_path) -> Iterator[dict[str, Any]]:
     env = {**storage_env,
            # The worker's pid on every access line (path only, no query string), to see that
            # both workers answered; no control socket, which every gunicorn on the machine
-           # would otherwise share at ~/.gunicorn/gunicorn.ctl.
+           # would otherwise share at ~/.gunicorn/gunicorn.ctl; a kept-alive connection kept
+           # while a test holds it (`pinned`), not gunicorn's default 2 s.
            "GUNICORN_CMD_ARGS": f"--no-control-socket --access-logfile {access} "
-                                "--access-logformat 'pid=%(p)s \"%(m)s %(U)s\" %(s)s'"}
+                                "--access-logformat 'pid=%(p)s \"%(m)s %(U)s\" %(s)s' "
+                                "--keep-alive 600"}
     with served_gruft(env, tmp_path / "serve.log", workers=2) as port:
         yield {"port": port, "data_dir": Path(storage_env["GRUFT_DATA_DIR"]), "log": access}
 
@@ -44,6 +49,36 @@ def worker_pids(log: Path, request_line: str) -> set[str]:
     """The workers that answered requests whose line contains `request_line`."""
     return {m.group(1) for m in re.finditer(r"pid=<?(\d+)>? \"([^\"]*)\"", log.read_text())
             if request_line in m.group(2)}
+
+
+def pinned(server: dict[str, Any], workers: int = 2) -> list[http.client.HTTPConnection]:
+    """A kept-alive connection to each worker of the server: its requests all go to the worker
+    that accepted it. Which worker accepts a new connection is the kernel's choice (both wake,
+    the first to run takes it), so connections are opened until every worker holds one."""
+    held: dict[str, http.client.HTTPConnection] = {}
+    for probe in itertools.count():
+        conn = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=30)
+        conn.request("GET", f"/games/pin-{probe}")  # 404: its access line names the worker
+        conn.getresponse().read()
+        wait_until(lambda p=probe: worker_pids(server["log"], f"/games/pin-{p}"),
+                   "the worker's access line")
+        (pid,) = worker_pids(server["log"], f"/games/pin-{probe}")
+        if pid in held or probe > 200:
+            conn.close()
+        else:
+            held[pid] = conn
+        if len(held) == workers or probe > 200:
+            return list(held.values())
+    raise AssertionError("not reached")
+
+
+def command_on(conn: http.client.HTTPConnection, gid: str, body: dict[str, Any],
+               token: str) -> tuple[int, Any]:
+    """POST a command on a kept-alive connection."""
+    conn.request("POST", f"/games/{gid}/commands", json.dumps(body),
+                 {"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+    answer = conn.getresponse()
+    return answer.status, json.loads(answer.read() or b"null")
 
 
 def check_signing_key(server: dict[str, Any]) -> None:
@@ -56,8 +91,10 @@ def check_signing_key(server: dict[str, Any]) -> None:
     assert [p.name for p in server["data_dir"].iterdir() if KEY_FILE in p.name] == [KEY_FILE]
 
 
-def race(port: int, games: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
-    """A client: random legal commands with expected_version until each game reaches its cap."""
+def race(port: int, games: list[dict[str, Any]], seed: int,
+         conn: http.client.HTTPConnection | None = None) -> list[dict[str, Any]]:
+    """A client: random legal commands with expected_version until each game reaches its cap
+    (sent on `conn`, one worker's, if given; else each on a connection of its own)."""
     import random
 
     rng, outcomes = random.Random(seed), []
@@ -75,7 +112,10 @@ def race(port: int, games: list[dict[str, Any]], seed: int) -> list[dict[str, An
                 continue  # the game moved on between the two reads
             body = {**rng.choice(moves["moves"]), "player": player,
                     "expected_version": view["version"]}
-            status, answer = call(port, "POST", f"/games/{gid}/commands", body, token=host)
+            if conn is None:
+                status, answer = call(port, "POST", f"/games/{gid}/commands", body, token=host)
+            else:
+                status, answer = command_on(conn, gid, body, host)
             outcomes.append({"game_id": gid, "status": status, "answer": answer})
             if status == 200:
                 # Check a read right after the write sees it, whichever worker answers.
@@ -121,13 +161,25 @@ def test_two_workers_share_the_store_and_the_signing_key(server):
         games.append({**created, "first": version, "cap": version + EXTRA})
     outcomes: list[dict[str, Any]] = []
     lock = threading.Lock()
+    # Each worker takes a command first, then two clients send theirs to one worker each, the
+    # others anywhere: else the kernel may hand every connection to one worker (it did, now
+    # and then, and the check below failed).
+    workers = pinned(server)
+    assert len(workers) == 2, "a worker accepted no connection of 200"
+    for n, conn in enumerate(workers):
+        version = call(port, "GET", f"/games/{games[n]['game_id']}")[1]["version"]
+        outcomes.extend(race(port, [{**games[n], "cap": version + 1}], n, conn))
 
     def client(seed: int) -> None:
-        got = race(port, games, seed)
+        got = race(port, games, seed, workers[seed] if seed < len(workers) else None)
         with lock:
             outcomes.extend(got)
 
-    run_threads([lambda s=s: client(s) for s in range(CLIENTS)])
+    try:
+        run_threads([lambda s=s: client(s) for s in range(CLIENTS)])
+    finally:
+        for conn in workers:
+            conn.close()
     # Check every refusal was a 409 in the contract's shape, and nothing else went wrong.
     for outcome in outcomes:
         if outcome["status"] != 200:
