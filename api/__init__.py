@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from functools import partial
 from typing import Any
 
 from flask import Flask
@@ -32,16 +31,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         rules,
         stats,
         table,
-        verifying,
         viewer,
     )
     from api.errors import GruftApi, register_error_handlers
     from api.settings import source
-    from service import Games
-    from service.audit.gamelog import Appender, GameLog
-    from service.audit.signing import SigningKey
-    from service.readmodels import read_models
-    from service.settings import Settings, data_dir
+    from api.worker import Worker
+    from service.settings import Settings
 
     app = Flask(__name__)
     app.config.from_mapping(
@@ -61,26 +56,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     env = dict(os.environ) if app.config["GRUFT_ENV"] is None else app.config["GRUFT_ENV"]
     # Every setting read once, here (service.settings.Settings): the process environment under
     # the eventsourcing environment given, under the variables the config sets.
-    store = Games(env=env, settings=Settings.read(source({**os.environ, **env}, app.config)))
-    app.extensions["gruft"] = store
-    # The read side (game index, statistics) beside it, one per Application, read through
-    # api.reads. A served app starts following the log at once (a worker's runner thread
-    # takes the lock if it is free); under tests the runner starts with the first read.
-    app.extensions["gruft.read_models"] = partial(read_models, store)
-    if not app.testing:
-        read_models(store)
-    key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
-    store.sign_with(key.sign, key.key_id)  # every accepted command's receipt
-    # The game log (service.audit.gamelog): appended by its own thread, woken by the log follower.
-    app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
-    Appender(game_log)
+    settings = Settings.read(source({**os.environ, **env}, app.config))
+    # Everything this worker runs, built in one stated order and closed in the reverse
+    # (api/worker.py), under the app's one key: a served app starts following the log at once
+    # (its runner threads take their locks if free); under tests each starts when first needed.
+    app.extensions["gruft"] = Worker(env, settings, served=not app.testing)
 
     api = GruftApi(app)
     for resource in (games, live, table, replays, arbiter, stats, viewer, play, rules, health,
                      gamelog, metrics):
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
-    verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
     headers.init_app(app)  # nosniff everywhere, /docs's Content-Security-Policy

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import request
 from flask.views import MethodView
 
 from api import schemas
@@ -12,7 +12,8 @@ from api.games import documented as _documented
 from api.games import games, viewer
 from api.i18n import error_text, language, narration_words
 from api.inputs import parse_body, request_bytes
-from api.verifying import verifier
+from api.verdicts import verify_body
+from api.worker import worker
 from domain.core.words import N_, Phrase
 from replays.document import build_document, describe, verify
 from service.audit.arbiter import origin_of
@@ -23,7 +24,7 @@ blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
 
 def signing_key() -> SigningKey:
     """This server's signing key."""
-    return current_app.extensions["gruft.signing_key"]
+    return worker().signing_key
 
 
 def check(document: dict):
@@ -54,8 +55,9 @@ def verdict_of_body() -> dict:
     """The verdict on this request's document, verified under the worker's bound (api.verifying):
     the raw body (bounded as every body is, api.inputs) is parsed where it is verified. A
     document signed by a retired key is read again here, for its game's place in the log."""
-    with verifier().gate.slot(request.remote_addr or ""):
-        verdict = verifier().verdict(request_bytes(), signing_key().ring, language())
+    with worker().verifier.gate.slot(request.remote_addr or ""):
+        verdict = worker().verifier.verdict(verify_body, request_bytes(), signing_key().ring,
+                                            language())
     if verdict["signature"] != "verified" or verdict["key_id"] == signing_key().key_id:
         return verdict
     problem = retired_problem(parse_body(request_bytes()), verdict["key_id"])

@@ -16,16 +16,14 @@ import multiprocessing
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Flask, current_app
 from werkzeug.exceptions import BadRequest, ServiceUnavailable, TooManyRequests
 
-from api.settings import settings
 from domain.core.words import N_, Phrase
 
 RETRY_AFTER_SECONDS = 1
@@ -80,14 +78,15 @@ class Verifier:
     def __init__(self, processes: int, gate: Gate) -> None:
         self.processes, self.gate = processes, gate
 
-    def verdict(self, body: bytes, ring: list[str], lang: str = "en") -> dict[str, Any]:
+    def verdict(self, job: Callable[[bytes, list[str], str], tuple[str, Any]], body: bytes,
+                ring: list[str], lang: str = "en") -> dict[str, Any]:
         """The verdict on a raw document body, as POST /replays/verify answers it (its problems'
-        messages in `lang`)."""
+        messages in `lang`): `job` (api.verdicts.verify_body) run in the pool."""
         if not self.processes:
-            outcome = verify_body(body, ring, lang)
+            outcome = job(body, ring, lang)
         else:
             try:
-                outcome = self._executor().submit(verify_body, body, ring, lang).result()
+                outcome = self._executor().submit(job, body, ring, lang).result()
             except BrokenProcessPool:  # a verifying process died (killed, out of memory)
                 self._discard()
                 raise ServiceUnavailable(Phrase(N_("the verifying process stopped; try again")),
@@ -115,22 +114,6 @@ class Verifier:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def verify_body(body: bytes, ring: list[str], lang: str = "en") -> tuple[str, Any]:
-    """Parse and verify a document body: ("ok", the verdict's JSON, its problems said in `lang`
-    from the catalogs, as the process has no request) or ("bad", why unreadable)."""
-    from api.inputs import parse_body
-    from replays.document import verify
-    from service.audit.signing import check_signature
-    from service.catalogs import translations
-
-    try:
-        document = parse_body(body)
-    except BadRequest as exc:
-        return "bad", exc.description
-    verdict = verify(document, trusted_keys=ring, check_signature=check_signature)
-    return "ok", verdict.as_json(translations(lang).gettext)
-
-
 def _start_child(parent: int) -> None:
     """A verifying process: lower priority, and gone when its worker is (even if killed)."""
     os.nice(NICENESS)
@@ -141,15 +124,3 @@ def _start_child(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="gruft-verify-watch", daemon=True).start()
-
-
-def verifier() -> Verifier:
-    """This app's verifier."""
-    return current_app.extensions["gruft.verifier"]
-
-
-def init_app(app: Flask) -> None:
-    """GRUFT_VERIFY_PROCESSES, GRUFT_VERIFY_QUEUE, GRUFT_VERIFY_PER_ADDRESS."""
-    config = settings(app)
-    gate = Gate(capacity=config.verify_queue, per_address=config.verify_per_address)
-    app.extensions["gruft.verifier"] = Verifier(config.verify_processes, gate)

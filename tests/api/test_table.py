@@ -24,11 +24,6 @@ def served(sqlite_env) -> Iterator[Any]:
     """The served app (with its bot runner) on a fresh SQLite file."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
-    from service.runners.bot_runner import _embedded
-
-    runner = _embedded.get(app.extensions["gruft"])
-    if runner is not None:
-        runner.stop()
     app.extensions["gruft"].close()
 
 
@@ -62,8 +57,6 @@ def test_a_clock_chosen_at_creation_runs_for_the_seats_awaited(served):
 
 
 def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
-    from service.runners.clock_runner import _embedded
-
     client = served.test_client()
     game = create(client, "vampiring", clock={"bank": 3, "increment": 30})
     gid = game["game_id"]
@@ -83,7 +76,7 @@ def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
     # Check the views show Ben's clock at 0 plus his increment, and Ann's not run out.
     clocks = client.get(f"/games/{gid}").get_json()["clocks"]
     assert clocks["Ben"]["remaining"] <= 30 < clocks["Ann"]["remaining"]
-    _embedded.get(served.extensions["gruft"]).stop()
+    served.extensions["gruft"].running("clocks").stop()
 
 
 @pytest.mark.parametrize("clock", [{"bank": 0, "increment": 0}, {"bank": 60},
@@ -97,7 +90,7 @@ def test_a_bad_clock_is_refused_and_creates_nothing(served, clock):
                                          "clock": clock})
     assert answer.status_code == 400, answer.get_json()
     # Check nothing at all was stored.
-    assert served.extensions["gruft"].recorder.max_notification_id() is None
+    assert served.extensions["gruft"].games.recorder.max_notification_id() is None
 
 
 # -- seats handed over and taken back ----------------------------------------------------------
@@ -263,7 +256,7 @@ def test_a_host_seat_that_is_no_seat_is_refused(served, host_seat):
     answer = client.post("/games", json={"game": "vampir", "players": seats("vampir"),
                                          "host_seat": "Ann", "bots": {"Ann": "random"}})
     assert answer.status_code == 400, answer.get_json()
-    assert served.extensions["gruft"].recorder.max_notification_id() is None
+    assert served.extensions["gruft"].games.recorder.max_notification_id() is None
 
 
 def test_invitation_links_use_the_public_url_where_set(sqlite_env):
@@ -410,7 +403,7 @@ def test_racing_rematch_calls_make_one_rematch(served):
     from domain.core import HOST, Viewer
 
     client = served.test_client()
-    store = served.extensions["gruft"]
+    store = served.extensions["gruft"].games
     game = create(client, "vampir")
     gid = game["game_id"]
     assert client.post(f"/games/{gid}/abort", headers=bearer(game["host_token"]),

@@ -97,7 +97,7 @@ def test_gruft_verify_holds_a_document_to_its_receipts(client, app, tmp_path, ca
     created = client.post("/games", json={"game": "vampir", "players": ["Ann", "Ben", "Cy"],
                                           "seed": 6, "options": {"rounds": 1}}).get_json()
     receipts = play(client, created, 8, random.Random(3))
-    signer = app.extensions["gruft.signing_key"]
+    signer = app.extensions["gruft"].signing_key
     doc = client.get(f"/games/{created['game_id']}/export",
                      headers=bearer(created["host_token"])).get_json()
     pem = tmp_path / "key.pem"
