@@ -25,7 +25,7 @@ from typing import Any
 from flask import Flask, Response, request
 from flask.views import MethodView
 
-from api import gcpause, schemas
+from api import schemas
 from api.auth import request_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
@@ -64,7 +64,6 @@ def init_app(app: Flask) -> None:
     if app.testing or threading.current_thread() is not threading.main_thread():
         return
     store = worker(app).games
-    pause_collections(app)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
         if not callable(previous):
@@ -75,13 +74,6 @@ def init_app(app: Flask) -> None:
             previous(sig, frame)
 
         signal.signal(signum, stop)
-
-
-def pause_collections(app: Flask) -> bool:
-    """Shorten a served worker's full collections (api/gcpause.py) unless GRUFT_GC_FREEZE=0."""
-    if settings(app).gc_freeze:
-        gcpause.install(settings(app).gc_unfreeze)
-    return settings(app).gc_freeze
 
 
 def keepalive_seconds() -> float:

@@ -15,6 +15,8 @@ from typing import Any
 
 from flask import Flask
 
+from serving import gcpause
+
 BOOT_RETRY_SECONDS = 2.0  # a worker booting while the store is away or busy tries again
 
 
@@ -25,7 +27,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app = build_waiting(lambda: create_api(test_config))
     worker(app).play_bots()  # at once when served; under tests with the first bot game
+    if not app.testing:
+        pause_collections(app)
     return app
+
+
+def pause_collections(app: Flask) -> bool:
+    """Shorten a served worker's full collections (serving/gcpause.py) unless
+    GRUFT_GC_FREEZE=0."""
+    from api.worker import worker
+
+    settings = worker(app).games.settings
+    if settings.gc_freeze:
+        gcpause.install(settings.gc_unfreeze)
+    return settings.gc_freeze
 
 
 def build_waiting(build: Any) -> Flask:
