@@ -62,11 +62,15 @@ class Worker:
         self.closed = False
         # 1. the Application
         self.games = Games(env=dict(env), settings=settings)
-        # 2. the key that signs every accepted command's receipt
-        self.signing_key = SigningKey.load_or_create(data_dir(self.games.storage))
-        self.games.sign_with(self.signing_key.sign, self.signing_key.key_id)
-        # 3. the game log, appended by its own thread, woken by the log follower
-        self.game_log = GameLog(self.games, self.signing_key)
+        try:
+            # 2. the key that signs every accepted command's receipt
+            self.signing_key = SigningKey.load_or_create(data_dir(self.games.storage))
+            self.games.sign_with(self.signing_key.sign, self.signing_key.key_id)
+            # 3. the game log, appended by its own thread, woken by the log follower
+            self.game_log = GameLog(self.games, self.signing_key)
+        except BaseException:  # a worker that cannot be built leaves nothing running
+            self.games.close()
+            raise
         self._appender = Appender(self.game_log)
         # 4. the gate of replay documents
         self.verifier = Verifier(settings.verify_processes,
