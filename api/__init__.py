@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from functools import partial
 from typing import Any
 
 from flask import Flask
@@ -32,18 +31,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         rules,
         stats,
         table,
-        verifying,
         viewer,
     )
     from api.errors import GruftApi, register_error_handlers
     from api.settings import source
-    from service import Games
-    from service.audit.gamelog import Appender, GameLog
-    from service.audit.signing import SigningKey
-    from service.readmodels import read_models
+    from api.worker import Worker
     from service.release import release
-    from service.settings import Settings, data_dir
-    from service.witnessing import Witnessing, parse_witnesses
+    from service.settings import Settings
 
     app = Flask(__name__)
     app.config.from_mapping(
@@ -63,33 +57,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     env = dict(os.environ) if app.config["GRUFT_ENV"] is None else app.config["GRUFT_ENV"]
     # Every setting read once, here (service.settings.Settings): the process environment under
     # the eventsourcing environment given, under the variables the config sets.
-    store = Games(env=env, settings=Settings.read(source({**os.environ, **env}, app.config)))
-    app.extensions["gruft"] = store
-    if store.settings.trusted_hosts:  # GRUFT_TRUSTED_HOSTS: any other Host is a 400
-        app.config["TRUSTED_HOSTS"] = list(store.settings.trusted_hosts)
-    # The read side (game index, statistics) beside it, one per Application, read through
-    # api.reads. A served app starts following the log at once (a worker's runner thread
-    # takes the lock if it is free); under tests the runner starts with the first read.
-    app.extensions["gruft.read_models"] = partial(read_models, store)
-    if not app.testing:
-        read_models(store)
-    key = app.extensions["gruft.signing_key"] = SigningKey.load_or_create(data_dir(store.storage))
-    store.sign_with(key.sign, key.key_id)  # every accepted command's receipt
-    # The game log (service.audit.gamelog): appended by its own thread, woken by the log follower.
-    app.extensions["gruft.game_log"] = game_log = GameLog(store, key)
-    Appender(game_log)
-    # Its witnesses (service/witnessing.py): their own thread, started here, closed with the
-    # store (GRUFT_WITNESSES; none: no thread).
-    witnessing = app.extensions["gruft.witnessing"] = Witnessing(
-        game_log, parse_witnesses(store.settings.witnesses),
-        store.settings.witnesses_needed).start()
-    store_close = store.close
-
-    def close_witnessing_first() -> None:
-        witnessing.close()
-        store_close()
-
-    store.close = close_witnessing_first
+    settings = Settings.read(source({**os.environ, **env}, app.config))
+    # Everything this worker runs, built in one stated order and closed in the reverse
+    # (api/worker.py), under the app's one key: a served app starts following the log at once
+    # (its runner threads take their locks if free); under tests each starts when first needed.
+    app.extensions["gruft"] = Worker(env, settings, served=not app.testing)
+    if settings.trusted_hosts:  # GRUFT_TRUSTED_HOSTS: any other Host is a 400
+        app.config["TRUSTED_HOSTS"] = list(settings.trusted_hosts)
 
     api = GruftApi(app)
     for resource in (games, live, table, replays, arbiter, stats, viewer, play, rules, health,
@@ -97,7 +71,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         api.register_blueprint(resource.blp)  # described in /openapi.json
     app.register_blueprint(docs.blp)  # the Swagger UI page itself
     rules.check_pages()  # an installation without its rules pages says so once, here
-    verifying.init_app(app)  # GRUFT_VERIFY_*: replay documents verified under a bound
     limits.init_app(app)  # GRUFT_CREATE_LIMIT, GRUFT_CREATE_KEY: who creates games, how fast
     request_log.init_app(app)
     metrics.init_app(app)  # every request counted and timed, by route and status (GET /metrics)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, current_app
+from flask import Response, abort
 from flask.views import MethodView
 
 from api import schemas
 from api.errors import GruftBlueprint
 from api.games import documented as _documented
+from api.worker import worker
 from domain.core import BadCommand
 from domain.core.words import N_
 from service import GameNotFound
@@ -31,12 +32,12 @@ blp = GruftBlueprint("log", __name__, description="The game log: every game that
 
 def game_log() -> GameLog:
     """This worker's view of the store's game log."""
-    return current_app.extensions["gruft.game_log"]
+    return worker().game_log
 
 
 def witnessing() -> Witnessing:
     """This worker's witnessing of the log (service/witnessing.py)."""
-    return current_app.extensions["gruft.witnessing"]
+    return worker().witnessing
 
 
 def _size(size: int | None, what: str) -> int:
@@ -146,6 +147,6 @@ class SigningKeys(MethodView):
     @blp.response(200, schemas.SigningKeys)
     def get(self):
         """Every key this server has signed with, and when it was current."""
-        key = current_app.extensions["gruft.signing_key"]
+        key = worker().signing_key
         name = game_log().origin  # a note's key name: the log's origin
         return {"keys": [{**k, "vkey": vkey(k["key"], name)} for k in key.history]}

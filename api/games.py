@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from flask import current_app
 from flask.views import MethodView
 
 from api import schemas
@@ -12,6 +11,7 @@ from api.auth import bearer_token
 from api.errors import GruftBlueprint
 from api.holds import HOLDS, POLL
 from api.reads import games_page
+from api.worker import worker
 from domain.core import SPECTATOR
 from service import Games
 from service.audit.logfilter import LogFilter
@@ -27,7 +27,7 @@ ERRORS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_f
 
 def games() -> Games:
     """This worker's Application."""
-    return current_app.extensions["gruft"]
+    return worker().games
 
 
 def viewer(game_id: str):
@@ -69,9 +69,8 @@ class GameCollection(MethodView):
                                       options=body.get("options"), deal=body.get("deal"),
                                       bots=body.get("bots"), clock=body.get("clock"),
                                       host_seat=body.get("host_seat"))
-        start_bots = current_app.extensions.get("gruft.bots")  # set by serving.wsgi
-        if start_bots is not None and (created.view.get("bots") or created.view.get("clocks")):
-            start_bots()  # this worker's bot and clock runners: started if need be, told to look
+        if created.view.get("bots") or created.view.get("clocks"):
+            worker().runners_look()  # the bot and clock runners, if this worker plays them
         return created  # a NewGame
 
 

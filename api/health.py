@@ -18,13 +18,14 @@ from __future__ import annotations
 import logging
 
 from eventsourcing.persistence import DatabaseError
-from flask import Flask, current_app, request
+from flask import Flask, request
 from flask.views import MethodView
 
 from api import schemas
 from api.errors import GruftBlueprint, error_response
 from api.games import games
 from api.settings import settings
+from api.worker import worker
 from service.release import release
 from service.store.health import StoreNotWritable, check_writable, damaged_line, is_damaged
 
@@ -63,7 +64,7 @@ class Ready(MethodView):
         stuck = store.follower.stuck(settings().follower_stuck)
         if stuck:
             return not_ready(stuck)
-        witnessing = current_app.extensions["gruft.witnessing"]
+        witnessing = worker().witnessing
         if not witnessing.witnesses:
             return {"status": "ready"}
         # how far behind the log's witnesses are: said, never a reason to be unready (a witness

@@ -15,33 +15,29 @@ path (api/request_log.py), never the query string.
 
 from __future__ import annotations
 
-import json
 import logging
 import signal
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
 from flask import Flask, Response, request
 from flask.views import MethodView
 
-from api import gcpause, schemas
+from api import schemas
 from api.auth import request_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
 from api.holds import HOLDS as SLOTS
 from api.holds import STREAM, client_address, holds_max, per_address
 from api.settings import settings
+from api.worker import worker
 from domain.core import Game
 from service import Games
-from service.caches import STREAM_MESSAGES, BytesLRU
 from service.live.delivery import catch_up
-from service.live.stream_writer import Outlet, QueueOutlet, StreamWriter, usable
+from service.live.stream_writer import Outlet, QueueOutlet, usable
 from service.live.watches import Watch
-from service.readmodels.lifecycle import PerApplication
 from service.store.repository import parse_game_id
 
 blp = GruftBlueprint("live", __name__, description="Live play: the event stream and the abort")
@@ -67,8 +63,7 @@ def init_app(app: Flask) -> None:
     """
     if app.testing or threading.current_thread() is not threading.main_thread():
         return
-    store: Games = app.extensions["gruft"]
-    pause_collections(app)
+    store = worker(app).games
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
         previous = signal.getsignal(signum)
         if not callable(previous):
@@ -81,87 +76,9 @@ def init_app(app: Flask) -> None:
         signal.signal(signum, stop)
 
 
-def pause_collections(app: Flask) -> bool:
-    """Shorten a served worker's full collections (api/gcpause.py) unless GRUFT_GC_FREEZE=0."""
-    if settings(app).gc_freeze:
-        gcpause.install(settings(app).gc_unfreeze)
-    return settings(app).gc_freeze
-
-
 def keepalive_seconds() -> float:
     """How often an idle stream gets a comment line (GRUFT_STREAM_KEEPALIVE; tests shorten it)."""
     return settings().stream_keepalive
-
-
-def message(version: int, events: list[dict[str, Any]], view: dict[str, Any] | None,
-            legal_moves: list[dict[str, Any]] | None = None,
-            receipt: dict[str, Any] | None = None) -> bytes:
-    """One SSE message: the version as its id, the events and the view as one line of JSON
-    (and, to a seat, that seat's `legal_moves`: a stream client needs one call per move; and
-    the receipt of that seat's last accepted move, docs/api.md "Receipts"). A page of a
-    catch-up has no view: its events, and the version of the last as its id.
-
-    Encoded by orjson: a change is encoded once per viewer in every worker that streams its
-    game, and orjson takes a fraction of json's time on it (docs/performance.md). A number
-    orjson cannot hold (a numeric seed wider than 64 bits, shown
-    once the game is over) falls back to json. Neither writes a raw line break inside the JSON.
-    """
-    body: dict[str, Any] = {"events": events}
-    if view is not None:
-        body["view"] = view
-    if legal_moves is not None:
-        body["legal_moves"] = legal_moves
-    if receipt is not None:
-        body["receipt"] = receipt
-    try:
-        data = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
-    except orjson.JSONEncodeError:
-        data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-    return b"id: %d\nevent: update\ndata: %b\n\n" % (version, data)
-
-
-class SharedMessages:
-    """Messages already written by this worker, for other streams that need the very same.
-
-    A message depends only on the game, its version, the events it carries and who is watching
-    (the token's seat or host, the seat a host names): every spectator of a game, or a player
-    on two devices, gets one text built once. Bounded by bytes (service.caches.STREAM_MESSAGES);
-    safe across threads.
-    """
-
-    def __init__(self) -> None:
-        self._texts: BytesLRU[tuple, bytes] = BytesLRU(STREAM_MESSAGES, len)
-
-    def get(self, store: Games, game: Game, args: dict[str, Any], after: int | None,
-            upto: int | None = None, parts: dict[Any, Any] | None = None) -> bytes:
-        """The message of the events after `after` up to `upto` (the game's version unless a
-        catch-up page); `parts` as Delivery.update_of takes them (for one version of `game`)."""
-        viewer = args["viewer"]
-        upto = game.version if upto is None else upto
-        # Who is present and the clocks change without a new version: part of the key (the
-        # clocks to the second), so no message shows an older table than it says.
-        key = (game.id, game.version, after, upto, viewer.host, viewer.player, args["player"],
-               tuple(store.presence.present(game.id, game.players)),
-               int(time.monotonic()) if game.clock is not None else None,
-               store.reads.rematch_of(game.id) if game.finished else None)
-        try:
-            return self._texts.get(key)
-        except KeyError:
-            pass
-        events, view = store.delivery.update_of(game, viewer, after, args["player"], parts, upto)
-        seat = view.get("you") if view is not None else None
-        receipts = store.receipts if seat is not None else None
-        text = message(upto, events, view, game.legal_moves(seat) if seat is not None else None,
-                       receipts.of_seat(game, seat) if receipts is not None else None)
-        self._texts.put(key, text)
-        return text
-
-
-# One of each per worker's Application, made on first use.
-shared_messages: PerApplication[SharedMessages] = PerApplication(lambda store: SharedMessages())
-stream_writer: PerApplication[StreamWriter] = PerApplication(
-    lambda store: StreamWriter(store, shared_messages(store), resync=settings().stream_resync,
-                               max_pending=settings().stream_max_pending))
 
 
 def stream_writer_socket(environ: dict[str, Any]) -> socket.socket | None:
@@ -185,7 +102,9 @@ class EventStream:
         self._store, self._watch = store, watch
         self._leave = leave  # presence: this stream's seat leaves the table when it ends
         self._present = present  # who was present before the first message was built
-        self._writer = stream_writer(store)  # made here, in the request (it reads settings)
+        owner = worker()  # in the request: the body is written outside its app context
+        self._writer = owner.stream_writer()  # the worker's writer thread (made with its first)
+        self._shared = owner.messages
         self._held = address  # one of SLOTS, given back once
         self._sock = sock  # the client's socket, when the writer may send on it itself
         self._outlet: Outlet | None = None
@@ -216,7 +135,7 @@ class EventStream:
         try:
             yield first
             for after, upto in pages:  # the rest of the catch-up: one page's text at a time
-                yield shared_messages(store).get(store, game, args, after, upto)
+                yield self._shared.get(store, game, args, after, upto)
             if game.finished and not args.get("rematch"):  # the game's last message ends it
                 return
             # (?rematch=true: the writer keeps it open past the end and names the rematch)
@@ -260,7 +179,7 @@ class Stream(MethodView):
             # finds it changed and tells the client.
             present = tuple(store.presence.present(game.id, game.players))
             pages = catch_up(after, game.version)
-            first = shared_messages(store).get(store, game, args, *pages[0])
+            first = worker().messages.get(store, game, args, *pages[0])
         except BaseException:
             watch.close()
             leave()

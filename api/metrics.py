@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -37,6 +37,7 @@ from prometheus_client.metrics_core import Metric
 from api.errors import GruftBlueprint
 from api.games import games
 from api.reads import read_models
+from api.worker import worker
 
 blp = GruftBlueprint("metrics", __name__, description="Prometheus metrics")
 REQUESTS = Counter("gruft_http_requests", "HTTP requests answered, by method, route (the URL "
@@ -147,7 +148,7 @@ def store_metrics(counted: Iterable[Metric]) -> Iterator[Metric]:
 
 def witness_metrics() -> Iterator[Metric]:
     """How far behind the log each of its witnesses is (this worker's submissions)."""
-    witnessing = current_app.extensions["gruft.witnessing"]
+    witnessing = worker().witnessing
     if not witnessing.witnesses:
         return
     behind = GaugeMetricFamily("gruft_witness_behind_games", "Games logged since the largest "

@@ -1,7 +1,7 @@
 """The read side as the read routes use it: the game index and the statistics.
 
-The app factory puts the worker's read models (service.readmodels) in ``app.extensions``
-beside the games Application; ``GET /games``, the viewer's list of games and the statistics
+The worker's owner (api/worker.py) keeps its read models (service.readmodels);
+``GET /games``, the viewer's list of games and the statistics
 routes all reach them here, caught up the same way before each read.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
-
+from api.worker import worker
 from domain import available_games
 from domain.core.names import seated_form
 from service.readmodels import ReadModels
@@ -18,7 +17,7 @@ from service.readmodels import ReadModels
 
 def read_models() -> ReadModels:
     """This worker's read models, caught up (bounded) with everything stored before the request."""
-    found: ReadModels = current_app.extensions["gruft.read_models"]()
+    found = worker().read_models()
     found.catch_up()
     return found
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import request
 from flask.views import MethodView
 
 from api import schemas
@@ -12,7 +12,8 @@ from api.games import documented as _documented
 from api.games import games, viewer
 from api.i18n import error_text, language, narration_words
 from api.inputs import request_bytes
-from api.verifying import Verified, verifier
+from api.verdicts import Verified, verify_body
+from api.worker import worker
 from domain.core.words import N_, Phrase
 from replays.document import build_document, describe
 from service.audit.signing import SigningKey
@@ -22,7 +23,7 @@ blp = GruftBlueprint("replays", __name__, description="Signed replay documents")
 
 def signing_key() -> SigningKey:
     """This server's signing key."""
-    return current_app.extensions["gruft.signing_key"]
+    return worker().signing_key
 
 
 def verified_body(keep: bool = False) -> Verified:
@@ -30,8 +31,9 @@ def verified_body(keep: bool = False) -> Verified:
     (api.verifying): the raw body (bounded as every body is, api.inputs) is parsed where it is
     verified; with `keep`, what an import stores comes back with the verdict. The retired-key
     rule is applied here, as it reads this server's game log."""
-    with verifier().gate.slot(request.remote_addr or ""):
-        found = verifier().verified(request_bytes(), signing_key().ring, language(), keep)
+    with worker().verifier.gate.slot(request.remote_addr or ""):
+        found = worker().verifier.verified(verify_body, request_bytes(), signing_key().ring,
+                                           language(), keep)
     return retired_rule(found)
 
 

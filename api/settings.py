@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask
 
+from api.worker import worker
 from service.settings import Settings
 
 
 def settings(app: Flask | None = None) -> Settings:
     """This app's settings (the current app's when none is given)."""
-    return (app or current_app).extensions["gruft"].settings
+    return worker(app).games.settings
 
 
 def source(environ: Mapping[str, str], config: Mapping[str, Any]) -> dict[str, str]:

@@ -3,13 +3,13 @@ rematch of a game that is over."""
 
 from __future__ import annotations
 
-from flask import current_app
 from flask.views import MethodView
 
 from api import schemas
 from api.auth import bearer_token
 from api.errors import GruftBlueprint
 from api.games import documented, games, viewer
+from api.worker import worker
 from domain.core import SPECTATOR
 from service.table.access import is_host
 
@@ -20,9 +20,7 @@ blp = GruftBlueprint("table", __name__,
 
 def nudge_bots() -> None:
     """This worker's bot runner looks now (a seat was just handed to a bot)."""
-    start_bots = current_app.extensions.get("gruft.bots")  # set by serving.wsgi
-    if start_bots is not None:
-        start_bots()
+    worker().runners_look()  # started if need be, when this worker plays the bots (serving.wsgi)
 
 
 @blp.route("/games/<game_id>/seats/<name>")

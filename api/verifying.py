@@ -17,18 +17,14 @@ import multiprocessing
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app
 from werkzeug.exceptions import BadRequest, ServiceUnavailable, TooManyRequests
 
-from api.settings import settings
-from domain.core import Game
 from domain.core.words import N_, Phrase
 
 RETRY_AFTER_SECONDS = 1
@@ -83,16 +79,17 @@ class Verifier:
     def __init__(self, processes: int, gate: Gate) -> None:
         self.processes, self.gate = processes, gate
 
-    def verified(self, body: bytes, ring: list[str], lang: str = "en",
-                 keep: bool = False) -> Verified:
-        """What the pool found in a raw document body: its verdict as POST /replays/verify
-        answers it (its problems' messages in `lang`), and with `keep`, for an import, what is
-        stored of a valid one. 400 for an unreadable body."""
+    def verified(self, job: Callable[..., tuple[str, Any]], body: bytes, ring: list[str],
+                 lang: str = "en", keep: bool = False) -> Any:
+        """What the pool found in a raw document body (api.verdicts.Verified): its verdict as
+        POST /replays/verify answers it (its problems' messages in `lang`), and with `keep`, for
+        an import, what is stored of a valid one: `job` (api.verdicts.verify_body) run in the
+        pool. 400 for an unreadable body."""
         if not self.processes:
-            outcome = verify_body(body, ring, lang, keep)
+            outcome = job(body, ring, lang, keep)
         else:
             try:
-                outcome = self._executor().submit(verify_body, body, ring, lang, keep).result()
+                outcome = self._executor().submit(job, body, ring, lang, keep).result()
             except BrokenProcessPool:  # a verifying process died (killed, out of memory)
                 self._discard()
                 raise ServiceUnavailable(Phrase(N_("the verifying process stopped; try again")),
@@ -120,48 +117,6 @@ class Verifier:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-@dataclass(frozen=True)
-class Verified:
-    """What verifying a document found: the verdict, as POST /replays/verify answers it; the
-    document's leaf (its game id, length and last hash: where its game would be in a game log,
-    for the retired-key rule, api.replays); and, kept for an import of a valid document, what
-    is stored: the game re-run from it (under a new id), its annotations and its origin."""
-
-    verdict: dict[str, Any]
-    leaf: dict[str, Any] | None = None
-    game: Game | None = None
-    annotations: list[dict[str, Any]] | None = None
-    origin: dict[str, Any] | None = None
-
-
-def verify_body(body: bytes, ring: list[str], lang: str = "en",
-                keep: bool = False) -> tuple[str, Any]:
-    """Parse and verify a document body: ("ok", Verified, its problems said in `lang` from the
-    catalogs, as the process has no request; with `keep`, what an import of a valid one
-    stores) or ("bad", why unreadable)."""
-    from api.inputs import parse_body
-    from replays.document import verify
-    from service.audit.arbiter import origin_of
-    from service.audit.gamelog import leaf_of
-    from service.audit.signing import check_signature
-    from service.catalogs import translations
-
-    try:
-        document = parse_body(body)
-    except BadRequest as exc:
-        return "bad", exc.description
-    verdict = verify(document, trusted_keys=ring, check_signature=check_signature)
-    said = verdict.as_json(translations(lang).gettext)
-    if verdict.signature != "verified":  # no key vouches for it: no leaf to look up
-        return "ok", Verified(said)
-    events = document["events"]
-    leaf = leaf_of(str(document["game_id"]), len(events), events[-1]["hash"])
-    if not keep or not verdict.valid:
-        return "ok", Verified(said, leaf)
-    return "ok", Verified(said, leaf, verdict.game, document.get("annotations"),
-                          origin_of(document, verdict.key_id))
-
-
 def _start_child(parent: int) -> None:
     """A verifying process: lower priority, and gone when its worker is (even if killed)."""
     os.nice(NICENESS)
@@ -172,15 +127,3 @@ def _start_child(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="gruft-verify-watch", daemon=True).start()
-
-
-def verifier() -> Verifier:
-    """This app's verifier."""
-    return current_app.extensions["gruft.verifier"]
-
-
-def init_app(app: Flask) -> None:
-    """GRUFT_VERIFY_PROCESSES, GRUFT_VERIFY_QUEUE, GRUFT_VERIFY_PER_ADDRESS."""
-    config = settings(app)
-    gate = Gate(capacity=config.verify_queue, per_address=config.verify_per_address)
-    app.extensions["gruft.verifier"] = Verifier(config.verify_processes, gate)

@@ -24,7 +24,7 @@ from pathlib import Path
 from domain import game_class
 from domain.core import HOST
 from service import Games
-from service.runners.clock_runner import ClockRunner, clock_lock, run_while_held
+from service.runners.clock_runner import ClockRunner, clock_lock
 
 KEY = "vampir"
 BANK_LOW = 3.0  # seconds, and CREATE_S per game: the first deadline after every game is made
@@ -59,7 +59,7 @@ def clock_figures(count: int, folder: Path, seed: int = 1) -> ClockFigures:
     games = Games(env)
     stop = threading.Event()
     runner = ClockRunner(lambda: games)
-    thread = threading.Thread(target=run_while_held, args=(runner, clock_lock(env), stop),
+    thread = threading.Thread(target=runner.run_while_held, args=(clock_lock(env), stop),
                               daemon=True, name="bench-clocks")
     figures = ClockFigures(count)
     try:

@@ -22,7 +22,7 @@ from typing import Any
 from uuid import NAMESPACE_OID, uuid5
 
 from bench.servers import postgres_schema, sqlite_store
-from service.readmodels import GameUpdate, open_view, read_models, rebuild, views_env
+from service.readmodels import GameUpdate, open_view, rebuild, views_env
 
 KINDS = ["vampire-queen", "voodoo-prince", "vampir", "vampiring"]
 CROWD = [f"player{i:02d}" for i in range(50)]
@@ -143,7 +143,7 @@ def read_your_writes(env: dict[str, str]) -> None:
         assert listed[-1]["game_id"] == created["game_id"]
     print(f"  GET /games right after POST /games: median {statistics.median(waits):.1f} ms, "
           f"max {max(waits):.1f} ms")
-    read_models(app.extensions["gruft"]).close()
+    app.extensions["gruft"].close()  # the worker, through its owner (api/worker.py)
 
 
 def sqlite_env(folder: Path, name: str) -> dict[str, str]:

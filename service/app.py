@@ -118,7 +118,6 @@ class Games(SaveHooks):
         self.arbiter = Arbiter(self.repository, self.save, self.store_new, self.reads.seals)
         # Signed receipts of accepted commands, once the server's key is given (sign_with).
         self.receipts: Receipts | None = None
-        self._at_close: list[Callable[[], None]] = []  # runner threads' stops
         self._announcing = local()  # `later`: during a command's save, what it will announce
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
@@ -207,18 +206,12 @@ class Games(SaveHooks):
         """Sign a receipt for every accepted command with the server's key (docs/api.md)."""
         self.receipts = Receipts(sign, key_id)
 
-    def at_close(self, stop: Callable[[], None]) -> None:
-        """Have `stop` (a runner thread's: it returns once the thread is done) called by
-        close(), before the store closes."""
-        self._at_close.append(stop)
-
     def close(self) -> None:
-        """Stop following the log, then close the store."""
-        self.closed = True  # runners holding this Application (service/runners/clock_runner.py) stop
-        # The embedded runners' threads end before the store closes: a query in flight on a
-        # connection another thread closes can crash the process (SQLite's C library).
-        for stop in self._at_close:
-            stop()
+        """Stop following the log, then close the store. In a worker its owner (api/worker.py)
+        calls this last, once every thread that reads the store (runners, the stream writer,
+        the game log's appender) has ended: a query in flight on a connection another thread
+        closes can crash the process (SQLite's C library)."""
+        self.closed = True  # runners holding this Application (service/runners) stop
         self.live.close()
         self.presence.close()
         self.follower.close(then=super().close)

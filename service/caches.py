@@ -59,7 +59,7 @@ TAILS = Cache(
     invalidated="never stale: stored events never change; a tail is extended with the next "
                 "events or started afresh when they do not follow on")
 STREAM_MESSAGES = Cache(
-    where="api.live:SharedMessages._texts",
+    where="api.messages:SharedMessages._texts",
     holds="one stream message's text, by game, version, page and viewer",
     bytes=16 << 20,
     invalidated="never stale: a message is keyed by the version it shows; the least recently "

@@ -351,29 +351,20 @@ class Appender:
     """A daemon thread that catches the log up whenever it is woken, and once at once.
 
     It subscribes to the store's log follower: handed the new notifications, it wakes the
-    thread only when one of them ends a game (their topics say it; nothing is read). Closing the
-    store first stops the thread and waits for a catch-up under way, which must never run on
-    connections being closed.
+    thread only when one of them ends a game (their topics say it; nothing is read). Its
+    worker's owner (api/worker.py) closes it before the store: `close` stops the thread and
+    waits for a catch-up under way, which must never run on connections being closed.
     """
 
     def __init__(self, game_log: GameLog) -> None:
         self._wanted = threading.Event()
         self._stop = threading.Event()
-        self._busy = threading.Lock()  # held while catching up
         self._log = weakref.ref(game_log)
         self._unsubscribe: Callable[[], None] | None = None  # from the follower, once subscribed
         weakref.finalize(game_log, self.stop)
-        games, close = game_log.games, game_log.games.close
+        games = game_log.games
         self._endings = frozenset(game_log.topics)
         self.position = games.follower.head()  # the follower's subscriber protocol
-
-        def close_after_the_log() -> None:
-            self.stop()
-            with self._busy:
-                pass
-            close()
-
-        games.close = close_after_the_log
         self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-gamelog")
         self._wanted.set()  # a store that predates the log logs its games already over first
         self._thread.start()
@@ -392,6 +383,12 @@ class Appender:
         if self._unsubscribe is not None:
             self._unsubscribe()
 
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop, and wait until the thread has ended (after a catch-up under way)."""
+        self.stop()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
     def _run(self) -> None:
         failures = 0
         while not self._stop.is_set():
@@ -401,10 +398,9 @@ class Appender:
             if game_log is None:
                 return
             try:
-                with self._busy:
-                    if self._stop.is_set():
-                        return
-                    game_log.catch_up()
+                if self._stop.is_set():
+                    return
+                game_log.catch_up()
                 failures = 0
             except Exception:  # a store outage: try again on the next wake, a little later
                 failures += 1

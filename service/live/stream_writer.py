@@ -3,7 +3,7 @@
 A stream's own thread (api/live.py) writes the stream's first messages — the catch-up, in
 pages — then hands the stream to this writer as an outlet, and the writer decides everything
 after: each new version's message (built once per game, version and viewer:
-api.live.SharedMessages), the keepalive, the resync, the end with the game or with the worker,
+api.messages.SharedMessages), the keepalive, the resync, the end with the game or with the worker,
 and the cut-off of a client that falls behind. A command so wakes one thread per worker instead
 of one per stream (measured: the wake, the GIL hand-offs and the write through werkzeug and
 gunicorn were most of a message's cost, docs/performance.md).
@@ -203,7 +203,6 @@ class StreamWriter:
         self._closing = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="gruft-streams")
         self._thread.start()
-        store.at_close(self.close)
 
     def close(self) -> None:
         """End the thread (its streams end) before the store closes: a round reads games from

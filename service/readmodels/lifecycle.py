@@ -5,7 +5,8 @@ Exactly one runner follows the log per store: whoever holds the runner lock — 
 released by the operating system or the server when their holder dies, so a standby takes
 over. A runner is either a `gruft project` process (GRUFT_PROJECTIONS=external) or a daemon
 thread inside an API worker (GRUFT_PROJECTIONS=embedded, the default): every worker's thread
-tries the lock, one wins, the others retry every few seconds.
+tries the lock, one wins, the others retry every few seconds. The lock, the supervising loop
+and the embedded thread are every runner's (service/runners/machinery.py).
 
 Readers see views that may lag. A read first waits (at most GRUFT_VIEWS_WAIT seconds, 5 by
 default) until the view's tracking position reaches the head of the log as it was when the
@@ -14,201 +15,21 @@ read began, so a client that created or changed a game sees it in its next read.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import hashlib
 import logging
 import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from service import operator_metrics
 from service.app import Games
-from service.readmodels.projection import NAME, ReadModelRunner, open_view, sibling_db, views_env
+from service.readmodels.projection import ReadModelRunner, open_view, views_env
 from service.readmodels.views import ReadModelView
+from service.runners.machinery import EmbeddedThread, RunnerBusy, RunnerLock, supervise
 
 log = logging.getLogger("gruft.projections")
-
-LOCK_RETRY_SECONDS = 2.0
-
-T = TypeVar("T")
-
-
-class RunnerBusy(RuntimeError):
-    """Another projection runner holds the lock."""
-
-
-# -- the runner lock -------------------------------------------------------------------------
-
-class RunnerLock:
-    """The lock that makes one runner per store; released if its holder dies.
-
-    `name` says which runner: the projection's by default; the bot seats' runner (service.runners.bot_runner)
-    takes a lock of its own with the same mechanics.
-    """
-
-    def __init__(self, env: Mapping[str, str], name: str = NAME) -> None:
-        self.env = dict(env)
-        self.name = name
-        self._held: Any = None
-
-    @property
-    def held(self) -> bool:
-        """Whether this object holds the lock."""
-        return self._held is not None
-
-    def acquire(self, timeout: float = 0.0, poll: float = 0.2) -> bool:
-        """Take the lock, trying for up to `timeout` seconds; True if taken."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if self._try():
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(min(poll, max(0.0, deadline - time.monotonic())))
-
-    def take(self, wait: float | None, stop: threading.Event, busy: str) -> None:
-        """Take the lock for a runner command: within `wait` seconds, or (None) as a hot
-        standby for as long as it takes, unless `stop` is set; RunnerBusy(`busy`) if not."""
-        while not self.acquire(timeout=LOCK_RETRY_SECONDS if wait is None else wait):
-            if wait is not None or stop.is_set():
-                raise RunnerBusy(busy)
-
-    def release(self) -> None:
-        """Give the lock back (closing its file or database session)."""
-        held, self._held = self._held, None
-        if held is not None:
-            held.close()
-
-    def _try(self) -> bool:
-        if self._held is not None:
-            return True
-        module = self.env.get("READMODELS_PERSISTENCE_MODULE") or self.env.get(
-            "PERSISTENCE_MODULE")
-        if module == "eventsourcing.postgres":
-            self._held = _pg_advisory_lock(self.env, self.name)
-        else:
-            self._held = _file_lock(self.env, self.name)
-        return self._held is not None
-
-
-class _MemoryLock:
-    # In-memory stores exist in one process only: a process-wide lock per store name.
-    _locks: dict[str, threading.Lock] = {}
-    _guard = threading.Lock()
-
-    def __init__(self, name: str) -> None:
-        with self._guard:
-            self.lock = self._locks.setdefault(name, threading.Lock())
-
-    def try_acquire(self) -> bool:
-        return self.lock.acquire(blocking=False)
-
-    def close(self) -> None:
-        self.lock.release()
-
-
-def _file_lock(env: Mapping[str, str], name: str) -> Any:
-    import fcntl
-
-    dbname = env.get("READMODELS_SQLITE_DBNAME") or sibling_db(env.get("SQLITE_DBNAME", ""))
-    if dbname.startswith("file:") or ":memory:" in dbname:
-        lock = _MemoryLock(f"{dbname}#{name}")
-        return lock if lock.try_acquire() else None
-    path = Path(f"{dbname}.runner.lock" if name == NAME else f"{dbname}.{name}-runner.lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")  # noqa: SIM115 - held open for as long as the lock is
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        return None
-    return handle
-
-
-def _pg_advisory_lock(env: Mapping[str, str], name: str) -> Any:
-    import psycopg
-
-    def get(key: str, default: str = "") -> str:
-        return env.get(f"READMODELS_{key}") or env.get(key) or default
-
-    schema = get("POSTGRES_SCHEMA", "public")
-    label = f"gruft:{name}:{get('POSTGRES_DBNAME')}:{schema}"
-    key = int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big", signed=True)
-    conn = psycopg.connect(dbname=get("POSTGRES_DBNAME"), host=get("POSTGRES_HOST"),
-                           port=get("POSTGRES_PORT", "5432"), user=get("POSTGRES_USER"),
-                           password=get("POSTGRES_PASSWORD") or None, autocommit=True,
-                           connect_timeout=int(get("POSTGRES_CONNECT_TIMEOUT", "10") or 10))
-    got = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]
-    if not got:
-        conn.close()
-        return None
-    return conn  # the session holds the lock until it is closed (or the process dies)
-
-
-def supervise(lock: RunnerLock, stop: threading.Event, run: Callable[[], bool],
-              logger: logging.Logger, what: str) -> None:
-    """Call `run` whenever `lock` is held (a standby tries it again every LOCK_RETRY_SECONDS)
-    until `stop` is set or `run` answers False (its Application is gone); a run that fails is
-    logged and started again, from the stored state, after a pause growing with the failures.
-    The lock is given back at the end."""
-    failures = 0
-    try:
-        while not stop.is_set():
-            if not lock.acquire():
-                stop.wait(LOCK_RETRY_SECONDS)
-                continue
-            try:
-                with operator_metrics.Running(lock.name):
-                    if not run():
-                        return
-            except Exception:
-                failures += 1
-                logger.exception("%s failed; starting again", what)
-                stop.wait(min(30.0, LOCK_RETRY_SECONDS * failures))
-    finally:
-        lock.release()
-
-
-# -- the embedded runners --------------------------------------------------------------------
-
-class EmbeddedThread:
-    """A daemon thread of an API worker, tied to its Application: it ends when the Application
-    closes (before its store does) or is let go, and at exit. The embedded read-model, bot and
-    clock runners are each one; a subclass sets up what `_work` needs, then calls this."""
-
-    _all: weakref.WeakSet[EmbeddedThread] = weakref.WeakSet()
-
-    def __init__(self, games: Games, name: str) -> None:
-        self._stop = threading.Event()
-        weakref.finalize(games, self._stop.set)  # the worker's Application is gone: stop
-        self._thread = threading.Thread(target=self._work, daemon=True, name=name)
-        EmbeddedThread._all.add(self)
-        games.at_close(self.stop)
-        self._thread.start()
-
-    def _work(self) -> None:
-        raise NotImplementedError
-
-    def nudge(self) -> None:
-        """Make the runner look at the log now."""
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the runner and give back its lock (the thread's own end does)."""
-        self._stop.set()
-        self.nudge()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-
-@atexit.register
-def _stop_embedded_threads() -> None:
-    for embedded in list(EmbeddedThread._all):
-        embedded.stop(timeout=2.0)
 
 
 class EmbeddedRunner(EmbeddedThread):
@@ -260,7 +81,6 @@ class ReadModels:
         self.app_name = games.name
         self.embedded = EmbeddedRunner(games, self.env) if self.mode == "embedded" else None
         self._stalled_at: int | None = None
-        games.at_close(self.close)  # the views' connections close with the Application
 
     def position(self) -> int:
         """The last event the views include."""
@@ -305,37 +125,6 @@ class ReadModels:
             self.embedded.stop()
         with contextlib.suppress(Exception):
             self.view.factory.close()  # type: ignore[attr-defined]
-
-
-class PerApplication(Generic[T]):
-    """One object per Games application, made by `make` on first use and kept as long as the
-    Application is (weakly keyed, so a worker's Application can be collected)."""
-
-    def __init__(self, make: Callable[[Games], T]) -> None:
-        self._make = make
-        self._made: weakref.WeakKeyDictionary[Games, T] = weakref.WeakKeyDictionary()
-        self._guard = threading.Lock()
-
-    def __call__(self, games: Games) -> T:
-        """The Application's object, made now if it has none yet (once, however many threads
-        ask)."""
-        with self._guard:
-            found = self._made.get(games)
-            if found is None:
-                found = self._made[games] = self._make(games)
-            return found
-
-    def get(self, games: Games) -> T | None:
-        """The Application's object if it was made, else None."""
-        return self._made.get(games)
-
-
-_read_models = PerApplication(ReadModels)
-
-
-def read_models(games: Games) -> ReadModels:
-    """The read side of a Games application (made on first use, one per Application)."""
-    return _read_models(games)
 
 
 # -- the commands ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The server plays its games' bot seats (`"bots"` of POST /games): one bot runner per store.
 
-Exactly one runner plays for a store: whoever holds its runner lock (service.readmodels'
+Exactly one runner plays for a store: whoever holds its runner lock (service/runners/machinery.py's
 RunnerLock under the name "bots": an exclusive flock beside the SQLite views, or a PostgreSQL
 advisory lock), which the operating system or the server releases when the holder dies, so a
 standby takes over. A runner is a daemon thread in an API worker (GRUFT_BOTS=embedded, the
@@ -9,7 +9,7 @@ default: every worker tries the lock, one wins, the others retry every few secon
 
 The runner works from the stored state alone. On start it finds every game with bot seats (the
 service's BotSeats records, by their event's topic) or a seat handed to a bot (SeatHanded) and
-looks at each; then `BotFeed`, its subscriber to the process's log follower
+looks at each; then its feed, its subscriber to the process's log follower
 (service/store/follower.py), tells it of every new bot game, every seat handed over and every change
 to a bot game, and it looks again at that game. A bot awaited there moves
 GRUFT_BOT_DELAY seconds later (0.3 by default, so people can follow; 0 in tests) through
@@ -39,9 +39,9 @@ from domain.core import BadCommand, Refusal, Viewer
 from domain.core.chain import BOT
 from service import Games, operator_metrics
 from service.errors import Conflict, GameNotFound
-from service.readmodels import RunnerLock, views_env
-from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
-from service.runners.clock_runner import ClockRunner, clock_lock, embedded_clocks, run_while_held
+from service.readmodels import views_env
+from service.runners.clock_runner import ClockRunner, clock_lock
+from service.runners.machinery import DueRunner, EmbeddedLoop, RunnerLock
 from service.settings import Settings, storage_env
 from service.table.seats import ASSIGNED_TOPIC, HANDED_TOPICS
 
@@ -49,36 +49,23 @@ log = logging.getLogger("gruft.bots")
 
 LOCK_NAME = "bots"
 DEFAULT_DELAY = Settings().bot_delay  # seconds between a bot being awaited and its move
-IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
 PAGE = 500  # notifications read at a time
 BUSY_RETRY_SECONDS = 0.5  # after the store was busy (nothing was written)
 
 
-class BotFeed:
-    """The bot runner's subscriber to the log follower: notes new bot games and changes to
-    those in play, for the runner's own thread to look at (it never plays in the follower's)."""
-
-    def __init__(self, runner: BotRunner, mapper: Any = None) -> None:
-        self._runner = runner
-        self.mapper = mapper  # set when the runner subscribes
-        self.position = 0
-
-    def receive(self, notifications: Sequence[Any]) -> None:
-        """Note the bot games these notifications begin or change."""
-        self._runner.noted(notifications, self.mapper)
-        self.position = notifications[-1].id
-
-
-class BotRunner:
+class BotRunner(DueRunner):
     """Plays the bot seats of every game of one store, from what the store holds.
 
     `games` answers the Application to play through, or None once it is gone (an API worker's
     runner holds it weakly, so a worker's Application can be collected).
     """
 
+    log = log
+    what = "bot runner"
+
     def __init__(self, games: Callable[[], Games | None], *, delay: float = DEFAULT_DELAY,
                  rng: random.Random | None = None) -> None:
-        self._games = games
+        super().__init__(games)
         self.delay = delay
         # The bots' choices among moves they rate alike are secret, as a pending move is: the
         # operating system's source, never the game's seed nor a generator one could recover.
@@ -86,37 +73,6 @@ class BotRunner:
         self.moves = 0  # bot commands this runner stored
         self.attempts = 0  # bot commands it sent (each one more than stored lost a race)
         self.active: dict[UUID, dict[str, str]] = {}  # bot games in play: seat -> bot kind
-        self._due: dict[UUID, float] = {}  # bot games to look at, and when
-        self._lock = threading.Lock()  # `active` and `_due`: the feed notes, the runner plays
-        self._wake = threading.Event()
-        self.feed = BotFeed(self)
-
-    def nudge(self) -> None:
-        """Look now: at the log (a bot game was just stored here), then at the games due."""
-        games = self._games()
-        if games is not None:
-            games.follower.nudge()
-        self._wake.set()
-
-    def run(self, stop: threading.Event) -> bool:
-        """Play until `stop` is set; False if the Application went away first."""
-        games = self._games()
-        if games is None:
-            return False
-        self.start(games)
-        unsubscribe = games.follower.subscribe(self.feed)
-        del games
-        try:
-            while not stop.is_set():
-                wait = self.step()
-                if wait is None:
-                    return False
-                if wait > 0:
-                    self._wake.wait(wait)
-                    self._wake.clear()
-        finally:
-            unsubscribe()
-        return True
 
     def start(self, games: Games) -> None:
         """Find every game with bot seats; look at each at once (a move lost before is made)."""
@@ -128,24 +84,6 @@ class BotRunner:
                 self.active.setdefault(notification.originator_id, {})
             self._due = {game_id: now for game_id in self.active}
         self.feed.mapper, self.feed.position = games.mapper, head
-
-    def step(self) -> float | None:
-        """Make the moves that are due; the seconds until the next look (None when the
-        Application is gone)."""
-        games = self._games()
-        if games is None:
-            return None
-        now = time.monotonic()
-        with self._lock:
-            due = [g for g, at in self._due.items() if at <= now]
-            for game_id in due:
-                del self._due[game_id]
-        for game_id in due:
-            self._visit(games, game_id)
-        with self._lock:
-            if not self._due:
-                return IDLE_SECONDS
-            return max(0.0, min(IDLE_SECONDS, min(self._due.values()) - time.monotonic()))
 
     def noted(self, notifications: Sequence[Any], mapper: Any) -> None:
         """Note the bot games that `notifications` begin or change (from the follower)."""
@@ -252,52 +190,15 @@ class BotRunner:
             self.active.pop(game_id, None)
 
 
-def play_while_held(runner: BotRunner, lock: RunnerLock, stop: threading.Event) -> None:
-    """Run `runner` whenever `lock` is held (a standby retries it), until stopped; a runner
-    that fails is logged and started again from the stored state (the projection's way)."""
-    supervise(lock, stop, lambda: runner.run(stop), log, "bot runner")
-
-
 # -- the embedded runner ---------------------------------------------------------------------
 
-class EmbeddedBots(EmbeddedThread):
-    """A daemon thread in an API worker that plays the bot seats while it holds the lock."""
-
-    def __init__(self, games: Games) -> None:
-        # Where the lock lives; computed once, so an in-memory store's lock is its own.
-        self.lock = RunnerLock(views_env(dict(games.storage)), LOCK_NAME)
-        self.runner = BotRunner(weakref.ref(games), delay=games.settings.bot_delay)
-        super().__init__(games, "gruft-bots")
-
-    def _work(self) -> None:
-        play_while_held(self.runner, self.lock, self._stop)
-
-    def nudge(self) -> None:
-        """Look at the log now (a bot game was just created here)."""
-        self.runner.nudge()
-
-
-_embedded = PerApplication(EmbeddedBots)
-
-
-def embedded_bots(games: Games) -> EmbeddedBots:
-    """This Application's embedded runner (started on first use, one per Application), nudged."""
-    found = _embedded(games)
-    found.nudge()
-    return found
-
-
-def bots_starter(games: Games) -> Callable[[], Any]:
-    """What an API worker calls to start (or nudge) its bot runner: nothing when GRUFT_BOTS
-    is `external` (a `gruft bots` process plays)."""
-    if games.settings.bots == "external":
-        return lambda: None
-
-    def start() -> None:
-        embedded_bots(games)
-        embedded_clocks(games)  # the clock runner runs beside the bot runner (service/runners/clock_runner.py)
-
-    return start
+def embedded_bots(games: Games) -> EmbeddedLoop:
+    """The bot runner as a thread of an API worker (its owner, api/worker.py, keeps it), playing
+    while it holds the lock."""
+    # Where the lock lives; computed once, so an in-memory store's lock is its own.
+    lock = RunnerLock(views_env(dict(games.storage)), LOCK_NAME)
+    runner = BotRunner(weakref.ref(games), delay=games.settings.bot_delay)
+    return EmbeddedLoop(games, runner, lock, "gruft-bots")
 
 
 # -- `gruft bots` ---------------------------------------------------------------------------
@@ -327,9 +228,8 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
     games = Games(env)
     runner = BotRunner(lambda: games, delay=delay)
     # The clock runner beside it, under a lock of its own (a standby waits for it).
-    clocks = threading.Thread(target=run_while_held,
-                              args=(ClockRunner(lambda: games), clock_lock(env), stop),
-                              daemon=True, name="gruft-clocks")
+    clocks = threading.Thread(target=ClockRunner(lambda: games).run_while_held,
+                              args=(clock_lock(env), stop), daemon=True, name="gruft-clocks")
     clocks.start()
     started = time.monotonic()
 
@@ -344,7 +244,7 @@ def run(env: Mapping[str, str] | None = None, *, lock_wait: float | None = None,
         reporter = threading.Thread(target=tell, daemon=True, name="gruft-bots-report")
         reporter.start()
     try:
-        play_while_held(runner, lock, stop)
+        runner.run_while_held(lock, stop)
     finally:
         stop.set()
         if reporter is not None:

@@ -1,7 +1,7 @@
 """The clock runner: one per store, it plays the move of a seat whose clock ran out.
 
-A game created with a clock (docs/api.md, (table)) is recorded beside it by service.table.clocked'
-`Clocked`. The runner finds those records when it starts, then `ClockFeed`, its subscriber to
+A game created with a clock (docs/api.md, (table)) is recorded beside it by service.table.clocked's
+`Clocked`. The runner finds those records when it starts, then its feed, its subscriber to
 the process's log follower (service/store/follower.py), tells it of every new clocked game and every
 change to one. For each game in play it computes, from the stored state alone, when each
 awaited seat's clock reaches 0 (domain.core.clocks.deadline: the stored timestamps, never the
@@ -10,7 +10,7 @@ that seat's move by the server's heuristic bot (by bot), in one write
 (service.app.Games.expire_clock): never before the deadline, which the domain checks against
 the time the event is stored at, and verification again against the stored timestamps.
 
-Exactly one runner works for a store: whoever holds its lock (service.readmodels' RunnerLock
+Exactly one runner works for a store: whoever holds its lock (service/runners/machinery.py's RunnerLock
 under the name "clocks", as the bot runner holds "bots"), released by the operating system or
 the database when its holder dies, so a standby takes over and plays, at once, every move whose
 deadline passed meanwhile. A runner that dies between choosing and saving has stored nothing.
@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -38,75 +37,32 @@ from domain.core import BadCommand, Game, Refusal
 from domain.core.clocks import deadline
 from service import Games
 from service.errors import Conflict, GameNotFound
-from service.readmodels import RunnerLock, views_env
-from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
+from service.readmodels import views_env
+from service.runners.machinery import DueRunner, EmbeddedLoop, RunnerLock
 from service.table.clocked import CLOCKED_TOPIC
 
 log = logging.getLogger("gruft.clocks")
 
 LOCK_NAME = "clocks"
 CLOCK_BOT = "heuristic"  # docs/api.md: the move of a seat out of time is the heuristic bot's
-IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
 BUSY_RETRY_SECONDS = 0.2  # after the store was busy (nothing was written)
 PAGE = 500
 
 
-class ClockFeed:
-    """The clock runner's subscriber to the log follower: notes new clocked games and changes
-    to those in play, for the runner's own thread to look at."""
-
-    def __init__(self, runner: ClockRunner) -> None:
-        self._runner = runner
-        self.position = 0
-
-    def receive(self, notifications: Sequence[Any]) -> None:
-        """Note the clocked games these notifications begin or change."""
-        self._runner.noted(notifications)
-        self.position = notifications[-1].id
-
-
-class ClockRunner:
+class ClockRunner(DueRunner):
     """Plays the moves of the seats out of time, in every clocked game of one store."""
+
+    log = log
+    what = "clock runner"
 
     def __init__(self, games: Callable[[], Games | None],
                  rng: random.Random | None = None) -> None:
-        self._games = games
+        super().__init__(games)
         # The bot's choices among moves it rates alike are secret, as the bot runner's are.
         self.rng = rng or secrets.SystemRandom()
         self.expired = 0  # ClockExpired (each with its move) this runner stored
         self.late: list[float] = []  # seconds between each deadline and its ClockExpired
         self.active: set[UUID] = set()  # clocked games in play
-        self._due: dict[UUID, float] = {}  # games to look at, and when (monotonic)
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self.feed = ClockFeed(self)
-
-    def run(self, stop: threading.Event) -> bool:
-        """Run until `stop` is set; False if the Application went away first."""
-        games = self._games()
-        if games is None:
-            return False
-        self.start(games)
-        unsubscribe = games.follower.subscribe(self.feed)
-        del games
-        try:
-            while not stop.is_set():
-                wait = self.step()
-                if wait is None:
-                    return False
-                if wait > 0:
-                    self._wake.wait(wait)
-                    self._wake.clear()
-        finally:
-            unsubscribe()
-        return True
-
-    def nudge(self) -> None:
-        """Look at the log now (a clocked game was just stored here)."""
-        games = self._games()
-        if games is not None:
-            games.follower.nudge()
-        self._wake.set()
 
     def start(self, games: Games) -> None:
         """Find every clocked game; look at each at once (a deadline passed meanwhile is met)."""
@@ -126,15 +82,14 @@ class ClockRunner:
             self._due = {game_id: now for game_id in found}
         self.feed.position = head
 
-    def noted(self, notifications: Sequence[Any]) -> None:
+    def noted(self, notifications: Sequence[Any], mapper: Any) -> None:
         """Note the clocked games `notifications` begin or change (from the follower)."""
-        games = self._games()
         now = time.monotonic()
         noted = False
         with self._lock:
             for note in notifications:
-                if note.topic == CLOCKED_TOPIC and games is not None:
-                    game_id = games.mapper.to_domain_event(note).game_id
+                if note.topic == CLOCKED_TOPIC:
+                    game_id = mapper.to_domain_event(note).game_id
                     self.active.add(game_id)
                 elif note.originator_id in self.active:
                     game_id = note.originator_id  # its deadlines may have moved
@@ -144,24 +99,6 @@ class ClockRunner:
                 noted = True
         if noted:  # the runner's thread wakes for clocked games only, not for every command
             self._wake.set()
-
-    def step(self) -> float | None:
-        """Meet the deadlines that are due; the seconds until the next look (None when the
-        Application is gone)."""
-        games = self._games()
-        if games is None or games.closed:
-            return None
-        now = time.monotonic()
-        with self._lock:
-            due = [g for g, at in self._due.items() if at <= now]
-            for game_id in due:
-                del self._due[game_id]
-        for game_id in due:
-            self._visit(games, game_id)
-        with self._lock:
-            if not self._due:
-                return IDLE_SECONDS
-            return max(0.0, min(IDLE_SECONDS, min(self._due.values()) - time.monotonic()))
 
     def _visit(self, games: Games, game_id: UUID) -> None:
         """Expire the clocks of this game that ran out; then look again at its next deadline."""
@@ -221,37 +158,13 @@ class ClockRunner:
             self.active.discard(game_id)
 
 
-def run_while_held(runner: ClockRunner, lock: RunnerLock, stop: threading.Event) -> None:
-    """Run `runner` whenever `lock` is held (a standby retries it), until stopped."""
-    supervise(lock, stop, lambda: runner.run(stop), log, "clock runner")
-
-
 def clock_lock(env: Any) -> RunnerLock:
     """The store's clock runner lock."""
     return RunnerLock(views_env(dict(env)), LOCK_NAME)
 
 
-class EmbeddedClocks(EmbeddedThread):
-    """A daemon thread in an API worker that runs the clocks while it holds the lock."""
-
-    def __init__(self, games: Games) -> None:
-        self.lock = clock_lock(games.storage)
-        self.runner = ClockRunner(weakref.ref(games))
-        super().__init__(games, "gruft-clocks")
-
-    def _work(self) -> None:
-        run_while_held(self.runner, self.lock, self._stop)
-
-    def nudge(self) -> None:
-        """Look at the clocks now."""
-        self.runner.nudge()
-
-
-_embedded = PerApplication(EmbeddedClocks)
-
-
-def embedded_clocks(games: Games) -> EmbeddedClocks:
-    """This Application's embedded clock runner (started on first use), nudged."""
-    found = _embedded(games)
-    found.nudge()
-    return found
+def embedded_clocks(games: Games) -> EmbeddedLoop:
+    """The clock runner as a thread of an API worker (its owner, api/worker.py, keeps it),
+    running while it holds the lock."""
+    return EmbeddedLoop(games, ClockRunner(weakref.ref(games)), clock_lock(games.storage),
+                        "gruft-clocks")

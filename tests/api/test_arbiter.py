@@ -62,7 +62,7 @@ def test_annotations_are_chained_from_the_seed_commitment(client, app):
     gid, host = created["game_id"], bearer(created["host_token"])
     for version in (0, 3, 1):
         client.post(f"/games/{gid}/annotations", headers=host, json={"version": version, "text": f"at {version}"})
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     game = games.game(gid)
     records = games.arbiter.annotation_records(game)
     hashes = {e["version"]: e["hash"] for e in games.reads.records(gid)}

@@ -23,11 +23,6 @@ def served(sqlite_env) -> Iterator[Any]:
     """The served app (with its bot runner) on a fresh SQLite file."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
-    from service.runners.bot_runner import _embedded
-
-    runner = _embedded.get(app.extensions["gruft"])
-    if runner is not None:
-        runner.stop()
     app.extensions["gruft"].close()
 
 
@@ -54,7 +49,7 @@ def test_bad_bots_are_refused_and_create_nothing(served, bots):
     assert answer.get_json()["error"]["code"] == "bad_request"
     assert "bots" in answer.get_json()["error"]["message"]
     # Check nothing at all was stored (no game, no tokens, no bot seats).
-    assert served.extensions["gruft"].recorder.max_notification_id() is None
+    assert served.extensions["gruft"].games.recorder.max_notification_id() is None
 
 
 def test_the_views_name_the_bot_seats(served):

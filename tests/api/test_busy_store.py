@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 
 from api import create_app
-from service.readmodels import read_models
 
 
 def test_a_store_locked_beyond_the_timeout_answers_503_and_writes_nothing(sqlite_env):
@@ -38,4 +37,4 @@ def test_a_store_locked_beyond_the_timeout_answers_503_and_writes_nothing(sqlite
         assert done.status_code == 200, done.json
         assert done.json["version"] > before
     finally:
-        read_models(app.extensions["gruft"]).close()
+        app.extensions["gruft"].close()

@@ -27,7 +27,8 @@ def fuzz_app(tmp_path_factory):
     created = app.test_client().post("/games", json={"game": "voodoo-prince",
                                                      "players": ["Ann", "Ben"]})
     app.config["FUZZ_GAME"] = created.get_json()
-    return app
+    yield app
+    app.extensions["gruft"].close()
 
 
 def operations(app):

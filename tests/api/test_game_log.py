@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from api import create_app
 from domain import game_class
 from domain.core import canonical
 from replays.logproof import checkpoint_problem
@@ -106,18 +105,18 @@ def test_consistency_proofs_over_the_api(client):
     assert client.get("/log/consistency?first=1").get_json()["second"] == 3
 
 
-def test_a_retired_key_vouches_only_for_games_in_the_log(sqlite_env, tmp_path):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+def test_a_retired_key_vouches_only_for_games_in_the_log(sqlite_env, tmp_path, make_app):
+    app = make_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
     client = app.test_client()
     real = client.get(f"/games/{finished_game(client)['game_id']}/export").get_json()
-    old_key = app.extensions["gruft.signing_key"]
+    old_key = app.extensions["gruft"].signing_key
     # A forger who got hold of the old key signs a game that never existed on this server.
     key = "vampir"
     forged_game = game_class(key).start(seats(key), seed=9, options=SHORT_OPTIONS[key])
     forged = played_document(forged_game, random.Random(9), old_key)
 
     SigningKey.rotate(data_dir(storage_env(sqlite_env)))
-    rotated = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env}).test_client()
+    rotated = make_app({"TESTING": True, "GRUFT_ENV": sqlite_env}).test_client()
     keys = rotated.get("/signing-keys").get_json()["keys"]
     # Check the history lists both keys, the retired one with its end, the current one open.
     assert [k["key_id"] for k in keys] == [old_key.key_id, keys[1]["key_id"]]

@@ -1,4 +1,4 @@
-"""api.gcpause: a served worker's full collections walk only what came since the last one, and
+"""serving.gcpause: a served worker's full collections walk only what came since the last one, and
 the frozen objects are unfrozen now and then, so cyclic garbage is still collected."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import weakref
 
 import pytest
 
-from api import create_app, gcpause, live
+from api import create_app
+from serving import gcpause, wsgi
 
 
 class Node:
@@ -63,7 +64,7 @@ def test_a_served_worker_pauses_collections_unless_told_not_to(installed, sqlite
     callbacks = len(gc.callbacks)
     # Check GRUFT_GC_FREEZE=0 leaves the collector as Python has it: a full collection
     # freezes nothing; by default the worker's survivors are frozen.
-    assert live.pause_collections(app) is frozen
+    assert wsgi.pause_collections(app) is frozen
     assert len(gc.callbacks) == callbacks + frozen
     gc.collect()
     assert (gc.get_freeze_count() > 0) is frozen

@@ -198,11 +198,9 @@ def test_a_chunked_body_within_the_bound_is_read(client):
 @pytest.fixture
 def postgres_client(postgres_env):
     from api import create_app
-    from service.readmodels import read_models
 
     app = create_app({"TESTING": True, "GRUFT_ENV": postgres_env})
     yield app.test_client()
-    read_models(app.extensions["gruft"]).close()
     app.extensions["gruft"].close()
 
 

@@ -24,7 +24,7 @@ def largest_document(app) -> dict:
     cls = game_class("vampire-queen")
     assert cls.MAX_PLAYERS == 12 and cls.OPTIONS["phases"].high == 20
     game = cls.start(LONGEST_NAMES, seed="s" * 200, options={"phases": 20})
-    return played_document(game, random.Random(7), app.extensions["gruft.signing_key"])
+    return played_document(game, random.Random(7), app.extensions["gruft"].signing_key)
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,8 @@ def largest(tmp_path_factory):
         "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(folder / "g.sqlite"),
         "GRUFT_DATA_DIR": str(folder / "data")}})
     document = largest_document(app)
-    return app, document, app.json.dumps(document).encode()
+    yield app, document, app.json.dumps(document).encode()
+    app.extensions["gruft"].close()
 
 
 def test_the_largest_export_verifies_and_imports(largest):

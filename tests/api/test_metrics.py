@@ -190,7 +190,7 @@ def test_readyz_says_when_the_follower_is_stuck(sqlite_env):
     assert client.get("/readyz").status_code == 200
     # Check a subscriber that never returns makes the follower stuck, and /readyz says so.
     blocking = Blocking()
-    app.extensions["gruft"].follower.subscribe(blocking)
+    app.extensions["gruft"].games.follower.subscribe(blocking)
     wait_until(lambda: client.get("/readyz").status_code == 503, "/readyz to say stuck")
     answer = client.get("/readyz")
     assert "follower" in answer.get_json()["error"]["message"]

@@ -39,7 +39,7 @@ def recorded_document(app, players: list[str]) -> dict:
     """A finished game seated under the old rule (format 1), exported by this server."""
     cls = game_class("voodoo-prince")
     game = cls.start(players, seed=3, options={"rounds": 1}, recorded=True)
-    return played_document(game, random.Random(3), app.extensions["gruft.signing_key"])
+    return played_document(game, random.Random(3), app.extensions["gruft"].signing_key)
 
 
 def test_an_old_document_with_look_alike_seats_verifies_but_is_not_imported(app, client):

@@ -26,7 +26,7 @@ def bearer(token: str) -> dict:
 
 def play_some(app, game_id: str, moves: int, rng: random.Random) -> None:
     """Random legal moves through the service, the game left in play."""
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     for _ in range(moves):
         game = games.game(game_id)
         player = rng.choice(game.to_act)
@@ -41,7 +41,7 @@ def test_each_seat_reads_the_log_as_the_viewer_tells_its_perspective(app, client
     created = create(client, key)
     gid = created["game_id"]
     play_some(app, gid, 12, random.Random(key))
-    store = app.extensions["gruft"]
+    store = app.extensions["gruft"].games
     game = store.game(gid)
     assert not game.finished
     records = store.reads.records(gid)

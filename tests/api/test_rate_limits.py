@@ -7,15 +7,14 @@ import uuid
 
 import pytest
 
-from api import create_app
 from tests.api.test_contract import assert_error, bearer
 
 GAME = {"game": "voodoo-prince", "players": ["Ann", "Ben"]}
 REDIS = "redis://127.0.0.1:6379"
 
 
-def limited_app(sqlite_env, **config):
-    return create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, **config})
+def limited_app(make_app, sqlite_env, **config):
+    return make_app({"TESTING": True, "GRUFT_ENV": sqlite_env, **config})
 
 
 def export_of(client) -> dict:
@@ -51,12 +50,12 @@ def check_limit(clients, address="10.0.0.1"):
         assert first.get("/games", environ_base=env).status_code == 200
 
 
-def test_creations_are_limited_per_address_in_memory(sqlite_env):
-    app = limited_app(sqlite_env, GRUFT_CREATE_LIMIT="3/minute")
+def test_creations_are_limited_per_address_in_memory(make_app, sqlite_env):
+    app = limited_app(make_app, sqlite_env, GRUFT_CREATE_LIMIT="3/minute")
     check_limit([app.test_client()])
 
 
-def test_creations_are_limited_across_workers_in_redis(sqlite_env, tmp_path):
+def test_creations_are_limited_across_workers_in_redis(make_app, sqlite_env, tmp_path):
     redis = pytest.importorskip("redis")
     try:
         redis.Redis.from_url(REDIS).ping()
@@ -64,7 +63,7 @@ def test_creations_are_limited_across_workers_in_redis(sqlite_env, tmp_path):
         pytest.skip("no Redis on 127.0.0.1:6379")
     # Two apps on one store stand for two workers: the count is Redis's, shared by both.
     prefix = f"gruft-test-{uuid.uuid4().hex}"
-    apps = [limited_app(sqlite_env, GRUFT_CREATE_LIMIT="3/minute", GRUFT_RATELIMIT_STORAGE=REDIS,
+    apps = [limited_app(make_app, sqlite_env, GRUFT_CREATE_LIMIT="3/minute", GRUFT_RATELIMIT_STORAGE=REDIS,
                         GRUFT_RATELIMIT_PREFIX=prefix) for _ in range(2)]
     try:
         check_limit([a.test_client() for a in apps])
@@ -75,21 +74,21 @@ def test_creations_are_limited_across_workers_in_redis(sqlite_env, tmp_path):
             store.delete(key)
 
 
-def test_zero_turns_the_limit_off(sqlite_env):
-    client = limited_app(sqlite_env, GRUFT_CREATE_LIMIT="0").test_client()
+def test_zero_turns_the_limit_off(make_app, sqlite_env):
+    client = limited_app(make_app, sqlite_env, GRUFT_CREATE_LIMIT="0").test_client()
     for _ in range(70):  # past the default 60/minute
         assert client.post("/games", json=GAME).status_code == 201
 
 
-def test_the_default_limit_is_sixty_a_minute(sqlite_env, monkeypatch):
+def test_the_default_limit_is_sixty_a_minute(make_app, sqlite_env, monkeypatch):
     monkeypatch.delenv("GRUFT_CREATE_LIMIT", raising=False)
-    client = limited_app(sqlite_env).test_client()
+    client = limited_app(make_app, sqlite_env).test_client()
     statuses = [client.post("/games", json=GAME).status_code for _ in range(61)]
     assert statuses == [201] * 60 + [429]
 
 
-def test_a_creation_key_is_required_where_set(sqlite_env):
-    app = limited_app(sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="2/minute")
+def test_a_creation_key_is_required_where_set(make_app, sqlite_env):
+    app = limited_app(make_app, sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="2/minute")
     client = app.test_client()
     # Fail to create or import without the key, or with another: 401, nothing stored.
     for headers in ({}, bearer("wrong"), {"Authorization": "Basic s3cret-key"}):
@@ -108,8 +107,8 @@ def test_a_creation_key_is_required_where_set(sqlite_env):
                  "rate_limited")
 
 
-def test_forking_counts_as_creating(sqlite_env):
-    app = limited_app(sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="2/minute")
+def test_forking_counts_as_creating(make_app, sqlite_env):
+    app = limited_app(make_app, sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="2/minute")
     client = app.test_client()
     game = client.post("/games", json=GAME, headers=bearer("s3cret-key")).get_json()
     gid, host = game["game_id"], bearer(game["host_token"])

@@ -106,16 +106,16 @@ def assert_one_line(done: subprocess.CompletedProcess, *words: str) -> str:
     return lines[0]
 
 
-def test_serve_on_a_read_only_folder_stops_with_one_line(tmp_path):
+def test_serve_on_a_read_only_folder_stops_with_one_line(tmp_path, make_app):
     if ROOT and not mounts_work(tmp_path):
         pytest.skip("root, and no mount: a folder cannot be made read-only")
     folder = tmp_path / "store"
     folder.mkdir()
     env = store_env(folder)
-    app = create_app({"TESTING": True, "GRUFT_ENV": env})  # an existing store and key
+    app = make_app({"TESTING": True, "GRUFT_ENV": env})  # an existing store and key
     assert app.test_client().post("/games", json={"game": "vampir",
                                                   "players": ["A", "B", "C"]}).status_code == 201
-    del app
+    app.extensions["gruft"].close()
     with read_only(folder):
         # Fail to serve: one line naming the folder and what to do, not a traceback.
         line = assert_one_line(serve_once(env, tmp_path), str(folder), "writable")

@@ -353,7 +353,7 @@ def test_a_worker_holds_no_more_streams_than_it_may(app, client):
     from api.live import SLOTS
 
     gid = new_game(client)["game_id"]
-    store = app.extensions["gruft"]  # streams of other tests may still be open
+    store = app.extensions["gruft"].games  # streams of other tests may still be open
     store.settings = dataclasses.replace(store.settings, streams_max=SLOTS.open + 1)
     first = ClientStream(client, f"/games/{gid}/stream")
     assert first.status == 200
@@ -373,12 +373,9 @@ def test_closing_the_application_ends_its_writer_and_presence_threads_before_its
     # statement crashed a test process (CI: the writer's presence round, in select_events).
     import uuid
 
-    from api.live import stream_writer
-
     app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
-    store = app.extensions["gruft"]
-    with app.app_context():  # the writer reads its settings from the app
-        writer = stream_writer(store)
+    worker = app.extensions["gruft"]
+    store, writer = worker.games, worker.stream_writer()
     store.presence.present(uuid.uuid4(), ["Ann"])  # its reading thread starts
     threads = [writer._thread, store.presence._thread]
     assert all(t is not None and t.is_alive() for t in threads)
@@ -390,5 +387,5 @@ def test_closing_the_application_ends_its_writer_and_presence_threads_before_its
         real_close()
 
     store.factory.close = close_store
-    store.close()
+    worker.close()  # the owner closes the writer, then the Application (presence, the store)
     assert alive_at_store_close == [[False, False]]

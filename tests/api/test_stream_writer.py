@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from api.live import SharedMessages
+from api.messages import SharedMessages
 from domain.core import HOST, SPECTATOR, Viewer
 from service import Games
 from service.live import stream_writer

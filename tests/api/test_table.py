@@ -25,13 +25,6 @@ def served(sqlite_env) -> Iterator[Any]:
     """The served app (with its bot runner) on a fresh SQLite file."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**sqlite_env, "GRUFT_BOT_DELAY": "0"}})
     yield app
-    from service.runners.bot_runner import _embedded
-    from service.runners.clock_runner import _embedded as clock_runners
-
-    for runners in (_embedded, clock_runners):
-        runner = runners.get(app.extensions["gruft"])
-        if runner is not None:
-            runner.stop()
     app.extensions["gruft"].close()
 
 
@@ -90,8 +83,6 @@ def test_a_clock_waits_for_every_person_at_the_table_then_runs_for_the_seats_awa
 
 
 def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
-    from service.runners.clock_runner import _embedded
-
     client = served.test_client()
     game = create(client, "vampiring", clock={"bank": 3, "increment": 30})
     gid = game["game_id"]
@@ -114,7 +105,7 @@ def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
     # Check the views show Ben's clock at 0 plus his increment, and Ann's not run out.
     clocks = client.get(f"/games/{gid}").get_json()["clocks"]
     assert clocks["Ben"]["remaining"] <= 30 < clocks["Ann"]["remaining"]
-    _embedded.get(served.extensions["gruft"]).stop()
+    served.extensions["gruft"].running("clocks").stop()
 
 
 def test_the_host_starts_the_clocks_and_only_once(served):
@@ -142,12 +133,10 @@ def test_the_host_starts_the_clocks_and_only_once(served):
 
 
 def test_a_fork_made_with_nobody_present_is_not_played_by_the_clock(served):
-    from service.runners.clock_runner import embedded_clocks
-
     client = served.test_client()
     game = create(client, "vampir", clock={"bank": 1, "increment": 0})
     gid, host = game["game_id"], bearer(game["host_token"])
-    runner = embedded_clocks(served.extensions["gruft"]).runner
+    runner = served.extensions["gruft"].clock_runner().runner
     # The fork of a game in play at its start: nobody has its link yet.
     at = client.get(f"/games/{gid}").get_json()["version"]
     answer = client.post(f"/games/{gid}/fork", headers=host, json={"at": at})
@@ -180,7 +169,7 @@ def test_a_bad_clock_is_refused_and_creates_nothing(served, clock):
                                          "clock": clock})
     assert answer.status_code == 400, answer.get_json()
     # Check nothing at all was stored.
-    assert served.extensions["gruft"].recorder.max_notification_id() is None
+    assert served.extensions["gruft"].games.recorder.max_notification_id() is None
 
 
 # -- seats handed over and taken back ----------------------------------------------------------
@@ -346,7 +335,7 @@ def test_a_host_seat_that_is_no_seat_is_refused(served, host_seat):
     answer = client.post("/games", json={"game": "vampir", "players": seats("vampir"),
                                          "host_seat": "Ann", "bots": {"Ann": "random"}})
     assert answer.status_code == 400, answer.get_json()
-    assert served.extensions["gruft"].recorder.max_notification_id() is None
+    assert served.extensions["gruft"].games.recorder.max_notification_id() is None
 
 
 def test_invitation_links_use_the_public_url_where_set(sqlite_env):
@@ -493,7 +482,7 @@ def test_racing_rematch_calls_make_one_rematch(served):
     from domain.core import HOST, Viewer
 
     client = served.test_client()
-    store = served.extensions["gruft"]
+    store = served.extensions["gruft"].games
     game = create(client, "vampir")
     gid = game["game_id"]
     assert client.post(f"/games/{gid}/abort", headers=bearer(game["host_token"]),

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from api.inputs import MAX_DOCUMENT_BYTES, BodyError, parse
-from api.verifying import verify_body
+from api.verdicts import verify_body
 from domain import game_class
 from tests.api.test_contract import assert_error
 from tests.kit import call, played_document, served_gruft
@@ -52,7 +52,7 @@ def document_of(app, players: int = 12, phases: int = 20) -> dict:
     """A long Vampire Queen game played out and exported with the app's key."""
     game = game_class("vampire-queen").start([f"P{i}" for i in range(players)], seed="s",
                                              options={"phases": phases})
-    return played_document(game, random.Random(3), app.extensions["gruft.signing_key"])
+    return played_document(game, random.Random(3), app.extensions["gruft"].signing_key)
 
 
 @pytest.mark.parametrize("item", REFUSED + READ)
@@ -72,7 +72,7 @@ def test_reading_a_body_costs_at_most_ten_times_its_size(item):
 def test_an_export_verifies_within_ten_times_its_size(app):
     document = document_of(app)
     body = json.dumps(document).encode()
-    ring = app.extensions["gruft.signing_key"].ring
+    ring = app.extensions["gruft"].signing_key.ring
     # Check the verdict, and what it took.
     verdicts = []
     peak = peak_of(lambda: verdicts.append(verify_body(body, ring)))
@@ -93,7 +93,7 @@ def test_the_probes_body_is_refused_unread(client):
 
 def test_past_the_workers_bound_a_503_and_past_the_addresss_a_429(app, client):
     body = json.dumps(document_of(app, players=3, phases=2)).encode()
-    gate = app.extensions["gruft.verifier"].gate
+    gate = app.extensions["gruft"].verifier.gate
     for path in ("/replays/verify", "/games/import"):
         with gate.slot("127.0.0.1"):
             # Fail to verify a second document at once from the same address: 429.
@@ -146,7 +146,7 @@ def test_an_import_is_verified_once_in_the_pool_never_on_the_request_thread(app,
     assert [e["type"] for e in copy["events"]] == [e["type"] for e in document["events"]]
     # ... and no thread of the worker re-ran the rules (they ran once, in the pool).
     assert threads == [], threads
-    assert app.extensions["gruft.verifier"].processes == 1
+    assert app.extensions["gruft"].verifier.processes == 1
 
 
 @pytest.mark.app_config(GRUFT_VERIFY_PROCESSES=0)

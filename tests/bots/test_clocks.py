@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import signal
-from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from uuid import UUID
@@ -24,32 +23,9 @@ from replays.document import build_document, verify
 from service import Games
 from service.audit.signing import SigningKey, check_signature
 from service.errors import Conflict
-from service.runners.bot_runner import _embedded as embedded_bot_runners
-from service.runners.bot_runner import embedded_bots
-from service.runners.clock_runner import _embedded as embedded_clock_runners
-from service.runners.clock_runner import embedded_clocks
 from tests.kit import SHORT_OPTIONS, seats, start_gruft, stop, wait_until
 
 QUICK = {"bank": 1, "increment": 0}  # each seat's first move after 1 s, every later one at once
-
-
-@pytest.fixture
-def open_games(sqlite_env) -> Iterator[Callable[..., Games]]:
-    """Applications on one SQLite store (each like one API worker), bots without delay."""
-    made: list[Games] = []
-
-    def make(env: dict[str, str] | None = None) -> Games:
-        games = Games(env={**(env or sqlite_env), "GRUFT_BOT_DELAY": "0"})
-        made.append(games)
-        return games
-
-    yield make
-    for games in made:
-        for runners in (embedded_clock_runners, embedded_bot_runners):
-            runner = runners.get(games)
-            if runner is not None:
-                runner.stop()
-        games.close()
 
 
 def check_exports(games: Games, game_id: UUID, folder: Path) -> list[dict]:
@@ -82,13 +58,14 @@ def check_never_early(key: str, game_id: UUID, records: list[dict]) -> int:
 
 
 @pytest.mark.parametrize("key", available_games())
-def test_seats_out_of_time_are_played_and_every_game_verifies(open_games, key, tmp_path):
-    games = open_games()
+def test_seats_out_of_time_are_played_and_every_game_verifies(open_workers, key, tmp_path):
+    worker = open_workers()
+    games = worker.games
     rng = random.Random(key)
     game_id = games.create_game(key, seats(key), seed=11, options=SHORT_OPTIONS[key],
                                 clock=QUICK).game_id
     games.start_clocks(game_id, HOST)  # they wait for the table: started at once here
-    embedded_bots(games), embedded_clocks(games)
+    worker.bot_runner(), worker.clock_runner()
     handed = 0
     # One read a turn: between two, a bot or the clock may end the game (nobody to act then).
     while not (game := games.game(game_id)).finished:
@@ -115,12 +92,13 @@ def test_seats_out_of_time_are_played_and_every_game_verifies(open_games, key, t
     assert sum(r["type"] == "SeatHanded" for r in records) == handed
 
 
-def test_a_clock_never_runs_out_for_a_seat_that_moved_in_time(open_games, tmp_path):
-    games = open_games()
+def test_a_clock_never_runs_out_for_a_seat_that_moved_in_time(open_workers, tmp_path):
+    worker = open_workers()
+    games = worker.games
     game_id = games.create_game("vampir", seats("vampir"), seed=3,
                                 options=SHORT_OPTIONS["vampir"],
                                 clock={"bank": 3600, "increment": 0}).game_id
-    runner = embedded_clocks(games).runner
+    runner = worker.clock_runner().runner
     wait_until(lambda: game_id in runner.active, "the runner to note the game")
     # Check a whole game played at once by its seats records no ClockExpired.
     while not (game := games.game(game_id)).finished:
@@ -131,10 +109,11 @@ def test_a_clock_never_runs_out_for_a_seat_that_moved_in_time(open_games, tmp_pa
     assert runner.expired == 0
 
 
-def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_games, sqlite_env,
+def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_workers, sqlite_env,
                                                                    tmp_path):
     # Ann never moves; her clock runs out every second (1 s each move), the bots answer her.
-    games = open_games()
+    worker = open_workers()
+    games = worker.games
     names = seats("vampir")
     game_id = games.create_game("vampir", names, seed=4, options=SHORT_OPTIONS["vampir"],
                                 bots={n: "heuristic" for n in names[1:]},
@@ -167,17 +146,18 @@ def test_a_clock_runner_killed_mid_game_is_replaced_by_its_standby(open_games, s
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgres"])
-def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store, request,
+def test_two_clock_runners_on_one_store_expire_each_clock_once(open_workers, store, request,
                                                                 tmp_path):
     env = request.getfixturevalue(f"{store}_env")
-    workers = [open_games(env), open_games(env)]
+    owners = [open_workers(env), open_workers(env)]
+    workers = [owner.games for owner in owners]
     ids = [workers[0].create_game("vampiring", seats("vampiring"), seed=s,
                                   options=SHORT_OPTIONS["vampiring"],
                                   clock={"bank": 1, "increment": 3600}).game_id
            for s in (1, 2)]
     for game_id in ids:  # they wait for the table: started at once here
-        workers[0].start_clocks(game_id, HOST)
-    runners = [embedded_clocks(games).runner for games in workers]  # both try the lock
+        owners[0].games.start_clocks(game_id, HOST)
+    runners = [owner.clock_runner().runner for owner in owners]  # both try the lock
     # Nobody moves: every seat's clock runs out once (an hour's increment after it).
     seated = len(seats("vampiring"))
 
@@ -193,11 +173,12 @@ def test_two_clock_runners_on_one_store_expire_each_clock_once(open_games, store
         check_never_early("vampiring", game_id, workers[0].reads.records(game_id))
 
 
-def test_the_runner_never_runs_out_a_clock_that_waits_for_the_table(open_games, tmp_path):
-    games = open_games()
+def test_the_runner_never_runs_out_a_clock_that_waits_for_the_table(open_workers, tmp_path):
+    worker = open_workers()
+    games = worker.games
     game_id = games.create_game("vampir", seats("vampir"), seed=5,
                                 options=SHORT_OPTIONS["vampir"], clock=QUICK).game_id
-    runner = embedded_clocks(games).runner
+    runner = worker.clock_runner().runner
     # Check the runner looked at the game and scheduled nothing: no clock has started.
     wait_until(lambda: game_id in runner.active and game_id not in runner._due,
                "the runner to look at the game")

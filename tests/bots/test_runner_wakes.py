@@ -23,7 +23,7 @@ def test_the_runners_wake_for_their_games_and_not_for_others(sqlite_env):
         games.create_game(key, names, seed=1, options=SHORT_OPTIONS[key])
         plain = notes_after(games, 0)
         bots.noted(plain, games.mapper)
-        clocks.noted(plain)
+        clocks.noted(plain, games.mapper)
         assert not bots._wake.is_set() and not clocks._wake.is_set()
         assert not bots.active and not clocks.active
 
@@ -36,7 +36,7 @@ def test_the_runners_wake_for_their_games_and_not_for_others(sqlite_env):
         head = games.follower.head()
         clocked = games.create_game(key, names, seed=3, options=SHORT_OPTIONS[key],
                                     clock={"bank": 3600, "increment": 0}).game_id
-        clocks.noted(notes_after(games, head))
+        clocks.noted(notes_after(games, head), games.mapper)
         assert clocks._wake.is_set() and clocked in clocks.active
     finally:
         games.close()

@@ -11,7 +11,6 @@ import os
 import random
 import signal
 import subprocess
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from uuid import UUID
 
@@ -23,33 +22,8 @@ from domain.core import HOST, Viewer
 from replays.document import build_document, verify
 from service import Games
 from service.audit.signing import SigningKey, check_signature
-from service.runners.bot_runner import EmbeddedBots, embedded_bots
 from service.table.seats import BOT_KINDS
 from tests.kit import GRUFT, SHORT_OPTIONS, seats, start_gruft, stop, wait_until
-
-
-@pytest.fixture
-def open_games(sqlite_env) -> Iterator[Callable[..., Games]]:
-    """Applications on one SQLite store (each like one API worker), bots without delay."""
-    made: list[Games] = []
-
-    def make(env: dict[str, str] | None = None) -> Games:
-        games = Games(env={**(env or sqlite_env), "GRUFT_BOT_DELAY": "0"})
-        made.append(games)
-        return games
-
-    yield make
-    for games in made:
-        embedded = _runner_of(games)
-        if embedded is not None:
-            embedded.stop()
-        games.close()
-
-
-def _runner_of(games: Games) -> EmbeddedBots | None:
-    from service.runners.bot_runner import _embedded
-
-    return _embedded.get(games)
 
 
 def bots_game(games: Games, key: str, seed: int = 1, humans: tuple[str, ...] = (),
@@ -92,10 +66,11 @@ def test_every_game_has_every_bot_a_seat_may_be_given():
 
 
 @pytest.mark.parametrize("key", available_games())
-def test_a_game_of_bots_alone_plays_itself_to_the_end(open_games, key, tmp_path):
-    games = open_games()
+def test_a_game_of_bots_alone_plays_itself_to_the_end(open_workers, key, tmp_path):
+    worker = open_workers()
+    games = worker.games
     game_id = bots_game(games, key)
-    runner = embedded_bots(games)  # the worker's runner thread, as serving.wsgi starts it
+    runner = worker.bot_runner()  # the worker's runner thread, as serving.wsgi starts it
     wait_until(lambda: games.game(game_id).finished, f"{key} played to its end")
     records = check_exports(games, game_id, tmp_path)
     # Check every command was a bot's, recorded as its seat's and as the bot's (`by`), and
@@ -110,10 +85,11 @@ def test_a_game_of_bots_alone_plays_itself_to_the_end(open_games, key, tmp_path)
 
 
 @pytest.mark.parametrize("key", available_games())
-def test_one_person_and_three_bots(open_games, key, tmp_path):
-    games = open_games()
+def test_one_person_and_three_bots(open_workers, key, tmp_path):
+    worker = open_workers()
+    games = worker.games
     game_id = bots_game(games, key, seed=5, humans=("Ann",), count=4)
-    embedded_bots(games)
+    worker.bot_runner()
     rng, ann, moved = random.Random(5), Viewer(player="Ann"), 0
 
     def ann_awaited_alone_or_over() -> bool:
@@ -137,11 +113,12 @@ def test_one_person_and_three_bots(open_games, key, tmp_path):
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgres"])
-def test_two_runners_on_one_store_never_both_move(open_games, store, request, tmp_path):
+def test_two_runners_on_one_store_never_both_move(open_workers, store, request, tmp_path):
     env = request.getfixturevalue(f"{store}_env")
-    workers = [open_games(env), open_games(env)]
+    owners = [open_workers(env), open_workers(env)]
+    workers = [owner.games for owner in owners]
     ids = [bots_game(workers[0], key, seed=2) for key in available_games()]
-    runners = [embedded_bots(games).runner for games in workers]  # both try the lock
+    runners = [owner.bot_runner().runner for owner in owners]  # both try the lock
     wait_until(lambda: all(workers[1].game(g).finished for g in ids), "every game to end")
     total = sum(sum(commands_of(workers[0].game(g).KEY, check_exports(workers[0], g, tmp_path))
                     .values()) for g in ids)
@@ -150,8 +127,9 @@ def test_two_runners_on_one_store_never_both_move(open_games, store, request, tm
     assert sorted(r.moves for r in runners) == [0, total]
 
 
-def test_a_bot_move_beaten_by_another_is_a_conflict_and_chosen_again(open_games, tmp_path):
-    games = open_games()
+def test_a_bot_move_beaten_by_another_is_a_conflict_and_chosen_again(open_workers, tmp_path):
+    worker = open_workers()
+    games = worker.games
     game_id = bots_game(games, "voodoo-prince", seed=3)
     real = games.run_command
     sneaked: list[int] = []
@@ -165,7 +143,7 @@ def test_a_bot_move_beaten_by_another_is_a_conflict_and_chosen_again(open_games,
         return real(gid, viewer, command, expected_version, by=by)
 
     games.run_command = someone_moves_first  # type: ignore[method-assign]
-    runner = embedded_bots(games).runner
+    runner = worker.bot_runner().runner
     wait_until(lambda: games.game(game_id).finished, "the game to end")
     records = check_exports(games, game_id, tmp_path)
     # Check the beaten move stored nothing: the runner chose again from the newer state.
@@ -179,8 +157,9 @@ def start_runner(env: dict[str, str], log: Path, delay: str) -> subprocess.Popen
     return start_gruft(["bots", "--delay", delay], env, log)
 
 
-def test_a_runner_killed_mid_game_is_replaced_by_its_standby(open_games, sqlite_env, tmp_path):
-    games = open_games()
+def test_a_runner_killed_mid_game_is_replaced_by_its_standby(open_workers, sqlite_env, tmp_path):
+    worker = open_workers()
+    games = worker.games
     game_id = bots_game(games, "vampir", seed=4)
     log = tmp_path / "bots.log"
     first = start_runner(sqlite_env, log, delay="0.05")  # slow enough to be killed mid-game
@@ -203,17 +182,19 @@ def test_a_runner_killed_mid_game_is_replaced_by_its_standby(open_games, sqlite_
     check_exports(games, game_id, tmp_path)
 
 
-def test_a_restarted_runner_finishes_what_was_owed(open_games, sqlite_env, tmp_path):
+def test_a_restarted_runner_finishes_what_was_owed(open_workers, sqlite_env, tmp_path):
     # Games stored while no runner ran (a server down): a runner started later plays them all,
     # including one whose human has moved meanwhile.
-    games = open_games()
+    worker = open_workers()
+    games = worker.games
     alone = bots_game(games, "vampiring", seed=6)
     mixed = bots_game(games, "vampire-queen", seed=6, humans=("Ann",))
     if "Ann" in games.game(mixed).to_act:
         game = games.game(mixed)
         games.run_command(mixed, Viewer(player="Ann"), game.legal_moves("Ann")[0])
-    later = open_games()  # a new worker after the restart
-    embedded_bots(later)
+    later_worker = open_workers()  # a new worker after the restart
+    later = later_worker.games
+    later_worker.bot_runner()
     wait_until(lambda: later.game(alone).finished, "the bots-only game to end")
     wait_until(lambda: later.game(mixed).to_act == ["Ann"], "the bots to wait for Ann")
     check_exports(later, alone, tmp_path)
@@ -239,7 +220,7 @@ def test_gruft_bots_gives_up_when_another_runner_holds_the_lock(sqlite_env, tmp_
     held.release()
 
 
-def test_a_failing_bot_stalls_only_its_own_game(open_games, monkeypatch, tmp_path):
+def test_a_failing_bot_stalls_only_its_own_game(open_workers, monkeypatch, tmp_path):
     import service.runners.bot_runner
 
     def make(kind, key, rng):
@@ -248,11 +229,12 @@ def test_a_failing_bot_stalls_only_its_own_game(open_games, monkeypatch, tmp_pat
         return make_bot(kind, key, rng)
 
     monkeypatch.setattr(service.runners.bot_runner, "make_bot", make)
-    games = open_games()
+    worker = open_workers()
+    games = worker.games
     broken = bots_game(games, "vampir", seed=8)
     fine = bots_game(games, "voodoo-prince", seed=8)
     start = games.game(broken).version
-    embedded = embedded_bots(games)
+    embedded = worker.bot_runner()
     wait_until(lambda: games.game(fine).finished, "the other game to end")
     check_exports(games, fine, tmp_path)
     # Check the broken bot stored nothing and its runner still runs (the game waits, in play).
@@ -260,15 +242,17 @@ def test_a_failing_bot_stalls_only_its_own_game(open_games, monkeypatch, tmp_pat
     assert broken in embedded.runner.active
 
 
-def test_bots_make_one_call_per_move_beside_a_person_moving_with_them(open_games, tmp_path):
+def test_bots_make_one_call_per_move_beside_a_person_moving_with_them(open_workers, tmp_path):
     # VampiRing: three bots and Ann choose at the same time every turn; Ann moves the moment
     # she is awaited, from a thread of her own. A bot's call lost to hers is chosen again: at
     # most one extra call per move of Ann's, so about one call per bot move.
     import threading
 
-    games = open_games()
+    worker = open_workers()
+
+    games = worker.games
     game_id = bots_game(games, "vampiring", seed=8, humans=("Ann",), count=4)
-    runner = embedded_bots(games).runner
+    runner = worker.bot_runner().runner
     ann_moves = []
 
     def ann() -> None:

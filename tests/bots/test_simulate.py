@@ -6,7 +6,6 @@ import io
 
 import pytest
 
-from api import create_app
 from cli import main
 from domain import available_games, game_class
 from replays.document import build_document, verify
@@ -81,7 +80,7 @@ def test_progress_bar_draws_only_on_a_terminal():
     assert pipe.getvalue() == ""
 
 
-def test_store_keeps_every_game_for_the_api_and_each_verifies(tmp_path, capsys):
+def test_store_keeps_every_game_for_the_api_and_each_verifies(tmp_path, capsys, make_app):
     db = tmp_path / "sim.sqlite"
     for key in GAMES:
         assert main(["simulate", "--game", key, "--games", "2", "--bots", "heuristic",
@@ -90,7 +89,7 @@ def test_store_keeps_every_game_for_the_api_and_each_verifies(tmp_path, capsys):
 
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db),
            "GRUFT_DATA_DIR": str(tmp_path / "data")}
-    client = create_app({"TESTING": True, "GRUFT_ENV": env}).test_client()
+    client = make_app({"TESTING": True, "GRUFT_ENV": env}).test_client()
     # Check the API lists every stored game, finished, for every kind.
     listed = client.get("/games?limit=200").get_json()["games"]
     assert sorted(g["game"] for g in listed) == sorted(GAMES * 2)

@@ -263,7 +263,7 @@ def test_a_busy_verifier_answers_in_the_readers_language(app, client) -> None:
     # Past an address's share (429) and past the worker's (503): the same status and code in
     # every language, the words the reader's; English as before.
     body = json.dumps(json.loads((ROOT / "tests/replays/golden/vampir.json").read_text())).encode()
-    gate = app.extensions["gruft.verifier"].gate
+    gate = app.extensions["gruft"].verifier.gate
 
     def refused(lang: str) -> tuple[int, dict]:
         answer = client.post(f"/replays/verify?lang={lang}", data=body,

@@ -23,7 +23,7 @@ def bearer(token: str) -> dict[str, str]:
 
 @pytest.fixture
 def signer(app):
-    return app.extensions["gruft.signing_key"]
+    return app.extensions["gruft"].signing_key
 
 
 def finished(client, key: str, seed: int) -> dict:

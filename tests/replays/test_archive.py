@@ -17,7 +17,6 @@ from domain.core import HOST
 from replays.archive import document_of, game_ids
 from replays.document import verify
 from service.audit.signing import check_signature
-from service.readmodels import read_models
 from tests.kit import GRUFT, SHORT_OPTIONS, call, seats, served_gruft, wait_until
 
 CLIENTS = 3
@@ -71,21 +70,20 @@ def store_figures(env: dict[str, str]) -> dict[str, Any]:
     """`figures` of the store `env` names."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**env, "GRUFT_BOTS": "external"}})
     try:
-        client, store = app.test_client(), app.extensions["gruft"]
+        client, store = app.test_client(), app.extensions["gruft"].games
         boards = {k: client.get(f"/leaderboard?game={k}").get_json() for k in available_games()}
         names = sorted({p["player"] for b in boards.values() for p in b["players"]})
         stats = {n: client.get(f"/players/{n}/stats").get_json() for n in names}
-        key = app.extensions["gruft.signing_key"]
+        key = app.extensions["gruft"].signing_key
         verdicts = {}
         with app.app_context():
             for gid in game_ids(store):
-                document = document_of(store, key, app.extensions["gruft.game_log"], gid)
+                document = document_of(store, key, app.extensions["gruft"].game_log, gid)
                 verdict = verify(document, trusted_keys=[key.public_pem],
                                  check_signature=check_signature)
                 verdicts[str(gid)] = (verdict.valid, document["status"], verdict.problems)
         return {"leaderboards": boards, "stats": stats, "games": verdicts}
     finally:
-        read_models(app.extensions["gruft"]).close()
         app.extensions["gruft"].close()
 
 

@@ -100,13 +100,12 @@ def test_update_keeps_the_newer_checkpoint(sqlite_env, tmp_path):
         assert json.loads(kept.read_text())["size"] == 1
 
 
-def test_gruft_verify_names_a_retired_key(sqlite_env, tmp_path):
-    from api import create_app
+def test_gruft_verify_names_a_retired_key(sqlite_env, tmp_path, make_app):
     from replays.document import unsigned
     from service.settings import data_dir, storage_env
     from tests.api.test_game_log import finished_game
 
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+    app = make_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
     client = app.test_client()
     game = finished_game(client)
     logged_doc = tmp_path / "logged.json"
@@ -114,11 +113,11 @@ def test_gruft_verify_names_a_retired_key(sqlite_env, tmp_path):
     unlogged = client.get(f"/games/{game['game_id']}/export").get_json()
     unlogged.pop("log")
     # The same document without its log part, signed by the same (soon retired) key.
-    unlogged["signature"]["value"] = app.extensions["gruft.signing_key"].sign(unsigned(unlogged))
+    unlogged["signature"]["value"] = app.extensions["gruft"].signing_key.sign(unsigned(unlogged))
     (tmp_path / "unlogged.json").write_text(json.dumps(unlogged))
 
     SigningKey.rotate(data_dir(storage_env(sqlite_env)))
-    rotated = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env}).test_client()
+    rotated = make_app({"TESTING": True, "GRUFT_ENV": sqlite_env}).test_client()
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps(rotated.get("/signing-keys").get_json()))
     # Check offline: a retired key, the game proven in the log before it was retired: valid,

@@ -77,7 +77,7 @@ def test_check_jsonschema_accepts_what_the_server_exports(app, client, tmp_path)
             exported.append(client.get(f"/games/{created['game_id']}/export", headers=host))
         assert client.post(f"/games/{created['game_id']}/annotations", headers=host,
                            json={"version": 1, "text": "Schön, 🎲"}).status_code == 201
-        play_out(app.extensions["gruft"], created["game_id"], rng)
+        play_out(app.extensions["gruft"].games, created["game_id"], rng)
         exported.append(client.get(f"/games/{created['game_id']}/export"))
     files = []
     for number, answer in enumerate(exported):

@@ -178,7 +178,7 @@ def test_format_1_documents_verify_as_before(key):
 
 
 def test_a_format_1_document_imports_and_exports_as_format_1(app, client):
-    server_key = app.extensions["gruft.signing_key"]
+    server_key = app.extensions["gruft"].signing_key
     doc = played(server_key, "vampir", salt=None)
     answer = client.post("/games/import", json=doc)
     assert answer.status_code == 201, answer.get_json()
@@ -195,7 +195,7 @@ def test_a_format_1_document_imports_and_exports_as_format_1(app, client):
 
 
 def test_an_import_refused_names_the_first_bad_version_once(app, client):
-    server_key = app.extensions["gruft.signing_key"]
+    server_key = app.extensions["gruft"].signing_key
     doc = played(server_key, "voodoo-prince", seed=21)
     target = next(e for e in doc["events"][10:] if e["type"] == "CardPlayed")
     held = set(doc["events"][1]["data"]["hands"][target["data"]["player"]])

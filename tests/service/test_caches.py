@@ -23,7 +23,7 @@ from uuid import uuid4
 
 import pytest
 
-from api.live import SharedMessages
+from api.messages import SharedMessages
 from domain.core import Game
 from service import caches as declared
 from service.app import Games
@@ -39,9 +39,8 @@ PACKAGES = ("service", "api", "domain")
 MAKERS = {"LRUCache", "OrderedDict", "BytesLRU", "lru_cache", "cache"}
 KEYWORDS = {"cache_maxsize", "cached_statements"}
 NOT_CACHES = {
-    "service.runners.bot_runner:BotRunner._due": "the bot games to look at, and when",
-    "service.runners.clock_runner:ClockRunner._due": "the clocked games to look at, and when",
-    "service.readmodels.lifecycle:_MemoryLock._locks": "one lock per in-memory store's name",
+    "service.runners.machinery:DueRunner._due": "the games a runner looks at next, and when",
+    "service.runners.machinery:_MemoryLock._locks": "one lock per in-memory store's name",
     "api.verifying:Gate._held": "the verifications under way now, per address",
     "api.holds:Holds._by": "the streams and long polls open now, per address",
     "service.live.stream_writer:StreamWriter._games": "the streams open now, per game",
@@ -52,8 +51,6 @@ NOT_CACHES = {
     "service.live.presence:Presence._local": "this process's open streams' seats, per game",
     "service.live.presence:Presence.open": "the same (a game's first open stream)",
     "service.live.presence:Presence._told": "what listeners last heard, per game with a seat present",
-    "service.readmodels.lifecycle:PerApplication._made": "one object (read models, a stream "
-    "writer, bots) per Application alive",
 }
 
 

@@ -138,7 +138,7 @@ def test_the_appender_thread_catches_up_when_woken(sqlite_env, key):
         wait_until(lambda: game_log.entry(game_id) is not None, "the game to be logged")
         assert game_log.entry(game_id)["leaf"] == last_leaf(games, game_id)
     finally:
-        appender.stop()
+        appender.close()
         games.close()
 
 

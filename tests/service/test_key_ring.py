@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import random
 
-from api import create_app
 from cli import main
 from service.audit.signing import KEY_FILE, RETIRED_DIR, SigningKey, key_id
 from tests.kit import SHORT_OPTIONS, play_over_rest, seats
@@ -33,8 +32,9 @@ def test_rotation_keeps_the_old_public_key_on_the_ring(tmp_path):
     assert SigningKey.load_or_create(tmp_path).key_id == new.key_id  # kept across restarts
 
 
-def test_documents_signed_before_a_rotation_still_verify_and_import(sqlite_env, tmp_path):
-    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
+def test_documents_signed_before_a_rotation_still_verify_and_import(sqlite_env, tmp_path,
+                                                                  make_app):
+    app = make_app({"TESTING": True, "GRUFT_ENV": sqlite_env})
     client = app.test_client()
     key = "vampiring"
     created = client.post("/games", json={"game": key, "players": seats(key), "seed": 5,
@@ -46,13 +46,13 @@ def test_documents_signed_before_a_rotation_still_verify_and_import(sqlite_env, 
     from service.settings import data_dir, storage_env
 
     SigningKey.rotate(data_dir(storage_env(sqlite_env)))
-    rotated = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env}).test_client()
+    rotated = make_app({"TESTING": True, "GRUFT_ENV": sqlite_env}).test_client()
     assert rotated.get("/signing-key").get_json()["key"] != document["signature"]["key"]
     verdict = rotated.post("/replays/verify", json=document).get_json()
     assert verdict["valid"], verdict["problems"]
 
     # Fail to verify with a key that was never on the ring: the signature is not trusted.
-    stranger = create_app({"TESTING": True, "GRUFT_ENV": {
+    stranger = make_app({"TESTING": True, "GRUFT_ENV": {
         **sqlite_env, "GRUFT_DATA_DIR": str(tmp_path / "elsewhere")}}).test_client()
     assert not stranger.post("/replays/verify", json=document).get_json()["valid"]
 

@@ -52,7 +52,7 @@ def big_log(tmp_path_factory):
     wait_until(lambda: client.get("/log/checkpoint").get_json()["size"] == 2, "2 games logged")
     kept = client.get("/log/checkpoint").get_json()
     leaves = [client.get(f"/log/proof/{g}").get_json()["leaf"] for g in played]
-    leaves += add_leaves(app.extensions["gruft.game_log"], 598)
+    leaves += add_leaves(app.extensions["gruft"].game_log, 598)
     yield app, kept, leaves
     app.extensions["gruft"].close()
 

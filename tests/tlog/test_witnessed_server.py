@@ -127,7 +127,7 @@ def test_the_log_is_witnessed_and_auditors_count_only_a_cosigned_proof(sqlite_en
 
             # The split view: the operator signs another checkpoint of the same size, another
             # root; the witness refuses it (409) and holds the one it cosigned.
-            key = app.extensions["gruft.signing_key"]
+            key = app.extensions["gruft"].signing_key
             origin = parse_checkpoint(text).origin
             forged = key.sign_note(checkpoint_text(origin, 2, b"\x07" * 32), origin)
             status, answer = post(url, f"old 2\n\n{forged}")

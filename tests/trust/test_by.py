@@ -22,7 +22,7 @@ def bearer(token: str) -> dict[str, str]:
 
 @pytest.fixture
 def signer(app):
-    return app.extensions["gruft.signing_key"]
+    return app.extensions["gruft"].signing_key
 
 
 @pytest.fixture

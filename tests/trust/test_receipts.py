@@ -97,7 +97,7 @@ def test_gruft_verify_holds_a_document_to_its_receipts(client, app, tmp_path, ca
     created = client.post("/games", json={"game": "vampir", "players": ["Ann", "Ben", "Cy"],
                                           "seed": 6, "options": {"rounds": 1}}).get_json()
     receipts = play(client, created, 8, random.Random(3))
-    signer = app.extensions["gruft.signing_key"]
+    signer = app.extensions["gruft"].signing_key
     doc = client.get(f"/games/{created['game_id']}/export",
                      headers=bearer(created["host_token"])).get_json()
     pem = tmp_path / "key.pem"
@@ -159,7 +159,7 @@ def test_gruft_verify_refuses_a_receipt_of_another_game_or_key(client, app, tmp_
     doc = client.get(f"/games/{games[0]['game_id']}/export",
                      headers=bearer(games[0]["host_token"])).get_json()
     pem = tmp_path / "key.pem"
-    pem.write_text(app.extensions["gruft.signing_key"].public_pem, "ascii")
+    pem.write_text(app.extensions["gruft"].signing_key.public_pem, "ascii")
     (tmp_path / "doc.json").write_text(json.dumps(doc), "utf-8")
 
     def verify(receipts: list[dict], *flags: str) -> tuple[int, str]:

@@ -217,7 +217,7 @@ def test_a_fork_of_a_game_over_is_an_analysis_fork(client):
 
 
 def test_a_fork_keeps_bot_seats_and_clock(app, client):
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     created = games.create_game("voodoo-prince", ["Ann", "Ben"], seed=3, options={"rounds": 1},
                                 bots={"Ben": "random"})
     gid = str(created.game_id)

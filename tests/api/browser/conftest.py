@@ -20,16 +20,17 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--no-first-run"]
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Site:
+def site(tmp_path_factory) -> Iterator[Site]:
     """An app on a real SQLite file, filled with random games of every available kind."""
     root = tmp_path_factory.mktemp("viewer")
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
            "SQLITE_DBNAME": str(root / "games.sqlite"), "GRUFT_DATA_DIR": str(root / "data")}
     app = create_app({"TESTING": True, "GRUFT_ENV": env})
-    games: Games = app.extensions["gruft"]
+    games: Games = app.extensions["gruft"].games
     finished = {key: store_random_game(games, key, seed=7) for key in available_games()}
     in_progress = store_random_game(games, "voodoo-prince", seed=8, moves=5)
-    return Site(app, finished, in_progress)
+    yield Site(app, finished, in_progress)
+    app.extensions["gruft"].close()
 
 
 class QuietHandler(WSGIRequestHandler):

@@ -48,7 +48,7 @@ def main(out: Path, docs: bool = False) -> list[Path]:
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(root / "g.sqlite"),
            "GRUFT_DATA_DIR": str(root / "data")}
     app = create_app({"TESTING": True, "GRUFT_ENV": env})
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"

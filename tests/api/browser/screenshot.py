@@ -28,7 +28,7 @@ def main(out: Path = DEFAULT_OUT, key: str = "voodoo-prince", seed: int = 7) -> 
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(root / "g.sqlite"),
            "GRUFT_DATA_DIR": str(root / "data")}
     app = create_app({"TESTING": True, "GRUFT_ENV": env})
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     game = store_random_game(games, key, seed)
     records = games.reads.records(game.game_id)
     # The first moment of the second round's play with two cards on the table.

@@ -397,11 +397,6 @@ def bot_site(sqlite_env) -> Iterator[Any]:
     app.base_url = f"http://127.0.0.1:{server.server_port}"
     yield app
     server.shutdown()
-    from service.runners.bot_runner import _embedded
-
-    runner = _embedded.get(app.extensions["gruft"])
-    if runner is not None:
-        runner.stop()
     app.extensions["gruft"].close()
 
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 def records_of(site: Site, game: StoredGame) -> list[dict[str, Any]]:
     """Every stored event of the game, unredacted."""
-    return site.app.extensions["gruft"].reads.records(game.game_id)
+    return site.app.extensions["gruft"].games.reads.records(game.game_id)
 
 
 def first(records: list[dict], type_: str, when=lambda i, r: True) -> int:
@@ -303,7 +303,7 @@ def test_perspective_words_and_secret_moves(page, live_site: Site):
 
 
 def test_host_watches_a_game_in_progress(page, page_errors: list[str], live_site: Site):
-    games = live_site.app.extensions["gruft"]
+    games = live_site.app.extensions["gruft"].games
     game = store_random_game(games, "voodoo-prince", seed=12, moves=5)
 
     # Fail to open it without the host's token: the page says why

@@ -101,7 +101,7 @@ def test_filter_by_player_and_type(page, live_site: Site):
 
 def annotated_game(site: Site) -> StoredGame:
     """A finished game with a note on step 3 and a ruling on step 5, made through the API."""
-    game = store_random_game(site.app.extensions["gruft"], "vampire-queen", seed=21)
+    game = store_random_game(site.app.extensions["gruft"].games, "vampire-queen", seed=21)
     assert game.finished
     base = f"/games/{game.game_id}/annotations"
     api(site, "POST", base, game.host_token, version=3, text="Bob claims <b>a misplay</b>")
@@ -131,7 +131,7 @@ def test_annotations_show_at_their_step(page, live_site: Site):
 
 
 def test_a_fork_and_its_parent_link_both_ways(page, live_site: Site):
-    parent = store_random_game(live_site.app.extensions["gruft"], "voodoo-prince", seed=31)
+    parent = store_random_game(live_site.app.extensions["gruft"].games, "voodoo-prince", seed=31)
     fork = api(live_site, "POST", f"/games/{parent.game_id}/fork", parent.host_token, at=6)
     open_viewer(page, live_site, parent)
     link = page.locator(f'.fork-link[data-game-id="{fork["game_id"]}"]')

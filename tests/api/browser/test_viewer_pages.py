@@ -90,7 +90,7 @@ def test_unknown_games_are_404(site: Site):
 
 
 def test_names_are_text_never_markup(site: Site):
-    games = site.app.extensions["gruft"]
+    games = site.app.extensions["gruft"].games
     hostile = "</script><img src=x>"
     new = games.create_game("voodoo-prince", [hostile, "Otto"], seed=3, options={"rounds": 1})
     html = site.app.test_client().get(viewer_url(StoredGame(
@@ -132,7 +132,7 @@ def test_the_openapi_document_describes_the_viewer(site: Site):
 # -- every event in plain words -----------------------------------------------------------------
 
 def test_every_event_of_every_game_is_described(site: Site):
-    games = site.app.extensions["gruft"]
+    games = site.app.extensions["gruft"].games
     assert set(site.finished) == set(available_games())
     for key, game in site.finished.items():
         records = games.reads.records(game.game_id)
@@ -147,7 +147,7 @@ def test_every_event_of_every_game_is_described(site: Site):
 
 @pytest.mark.parametrize("key", ["vampir", "vampiring", "voodoo-prince", "vampire-queen"])
 def test_a_player_reads_only_what_they_saw(site: Site, key: str):
-    games = site.app.extensions["gruft"]
+    games = site.app.extensions["gruft"].games
     game = site.finished[key]
     records = games.reads.records(game.game_id)
     texts = describe_events(key, records, game.players, games.game(game.game_id).options)
@@ -237,7 +237,7 @@ def test_texts_of_an_unknown_event_name_it():
 
 
 def test_a_game_in_progress_is_described_up_to_its_last_event(site: Site):
-    games = site.app.extensions["gruft"]
+    games = site.app.extensions["gruft"].games
     game = store_random_game(games, "voodoo-prince", seed=11, moves=3)
     records = games.reads.records(game.game_id)
     texts = describe_events("voodoo-prince", records, game.players, {"rounds": 2}, strict=True)

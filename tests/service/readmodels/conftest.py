@@ -12,7 +12,7 @@ import pytest
 from api import create_app
 from domain.core import Game
 from service.app import Games
-from service.readmodels import ReadModelRunner, read_models
+from service.readmodels import ReadModelRunner
 from tests.conftest import postgres_schema, postgres_settings
 from tests.service.readmodels.kit import create_games, play
 
@@ -24,7 +24,6 @@ def storage_app(storage_env):
     """The Flask app on a fresh store (each storage); its runner is stopped afterwards."""
     app = create_app({"TESTING": True, "GRUFT_ENV": {**storage_env, **WAIT}})
     yield app
-    read_models(app.extensions["gruft"]).close()
     app.extensions["gruft"].close()
 
 
@@ -56,7 +55,7 @@ def populated(request, tmp_path_factory) -> Iterator[Populated]:
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                "SQLITE_DBNAME": str(folder / "games.sqlite"), "GRUFT_DATA_DIR": str(folder)}
     app = create_app({"TESTING": True, "GRUFT_ENV": {**env, **WAIT}})
-    games: Games = app.extensions["gruft"]
+    games: Games = app.extensions["gruft"].games
     rng = random.Random(5)
     with ReadModelRunner(env) as first:  # follows the first half of the play as it is stored
         to_finish, to_leave = create_games(games, rng, per_game=2, unfinished=1)
@@ -71,7 +70,6 @@ def populated(request, tmp_path_factory) -> Iterator[Populated]:
         loads = runner.projection.loads
     live = sorted(to_finish + to_leave, key=lambda g: g.created_on)
     yield Populated(env, app, games, live, loads)
-    read_models(games).close()
-    games.close()
+    app.extensions["gruft"].close()
     if schemas is not None:
         next(schemas, None)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.readmodels import open_view, read_models, run, views_env
+from service.readmodels import open_view, run, views_env
 from tests.kit import DIE_WITH_PARENT, wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -64,7 +64,7 @@ def views_of(env: dict[str, str]) -> tuple[dict, int]:
 
 def complete(populated) -> dict:
     """The populated store's own views, caught up."""
-    side = read_models(populated.games)
+    side = populated.app.extensions["gruft"].read_models()
     side.catch_up()
     return side.view.dump()
 

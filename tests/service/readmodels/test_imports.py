@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 
-from api import create_app
 from tests.api.test_contract import bearer, create
 from tests.kit import play_over_rest
 
@@ -43,10 +42,10 @@ def test_imports_of_a_game_this_server_played_count_nothing(any_store_client):
     assert board(client) == before["board"]
 
 
-def test_a_game_counts_once_on_a_server_that_did_not_play_it(tmp_path):
+def test_a_game_counts_once_on_a_server_that_did_not_play_it(tmp_path, make_app):
     def app(name):
         # Two servers sharing one signing key (one data dir), each with its own store.
-        return create_app({"TESTING": True, "GRUFT_ENV": {
+        return make_app({"TESTING": True, "GRUFT_ENV": {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(tmp_path / f"{name}.sqlite"),
             "GRUFT_DATA_DIR": str(tmp_path / "data")}}).test_client()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from domain import available_games
-from service.readmodels import read_models
 
 
 def all_pages(client, query: str = "", limit: int = 3) -> list[dict]:
@@ -42,9 +41,8 @@ def test_index_answers_every_filter_like_the_aggregates(populated):
 
 
 def test_the_index_keeps_times_scores_and_winners(populated):
-    from service.readmodels import read_models
 
-    view = read_models(populated.games).view
+    view = populated.app.extensions["gruft"].read_models().view
     for game in populated.live:
         row = view.game_row(str(game.id))
         # Check the row's creation and last-event times, and the result once finished
@@ -102,12 +100,11 @@ def test_several_workers_share_one_runner(sqlite_env):
             listed = worker.test_client().get("/games").json["games"]
             assert [g["game_id"] for g in listed] == [created["game_id"]]
         # Check exactly one of them runs the projection (the others stand by for the lock)
-        sides = [read_models(w.extensions["gruft"]) for w in workers]
+        sides = [w.extensions["gruft"].read_models() for w in workers]
         running = [s for s in sides if s.embedded.runner is not None]
         assert len(running) == 1
     finally:
         for worker in workers:
-            read_models(worker.extensions["gruft"]).close()
             worker.extensions["gruft"].close()
 
 
@@ -123,5 +120,4 @@ def test_the_in_memory_store_serves_the_index_too(tmp_path):
         listed = client.get("/games?player=a").json["games"]
         assert [g["game_id"] for g in listed] == [created.json["game_id"]]
     finally:
-        read_models(app.extensions["gruft"]).close()
         app.extensions["gruft"].close()

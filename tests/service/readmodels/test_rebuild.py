@@ -11,7 +11,6 @@ from service.readmodels import (
     GameViews,
     RunnerBusy,
     open_view,
-    read_models,
     rebuild,
     views_env,
 )
@@ -19,7 +18,7 @@ from tests.kit import wait_until
 
 
 def test_rebuild_from_the_log_equals_the_views_kept_incrementally(populated, capsys):
-    side = read_models(populated.games)
+    side = populated.app.extensions["gruft"].read_models()
     side.catch_up()
     incremental = side.view.dump()
     assert incremental["games"] and incremental["stats"] and incremental["metrics"]

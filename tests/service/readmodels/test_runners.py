@@ -9,7 +9,7 @@ import pytest
 
 from api import create_app
 from service.app import Games
-from service.readmodels import RunnerBusy, RunnerLock, open_view, read_models, run, views_env
+from service.readmodels import RunnerBusy, RunnerLock, open_view, run, views_env
 from service.readmodels.views import SQLiteReadModelView
 from tests.kit import wait_until
 from tests.service.readmodels.test_crash import GRUFT, child
@@ -84,13 +84,13 @@ def test_external_runner_readers_wait_a_bounded_time(storage_env):
         # Check without any runner a read waits at most GRUFT_VIEWS_WAIT, then answers stale
         # (how long it waits is the benchmark's to measure, not a test's)
         assert client.get("/games").json["games"] == []
-        assert not read_models(app.extensions["gruft"]).catch_up(timeout=0)
+        assert not app.extensions["gruft"].read_models().catch_up(timeout=0)
         # Check with a runner process following the log (here a thread), the next read shows it
         stop = threading.Event()
         runner = threading.Thread(target=run, args=(storage_env,), kwargs={"stop": stop})
         runner.start()
         try:
-            side = read_models(app.extensions["gruft"])
+            side = app.extensions["gruft"].read_models()
             assert side.catch_up(timeout=60)
             listed = client.get("/games").json["games"]
             assert [g["game_id"] for g in listed] == [created["game_id"]]
@@ -103,7 +103,6 @@ def test_external_runner_readers_wait_a_bounded_time(storage_env):
             stop.set()
             runner.join(30)
     finally:
-        read_models(app.extensions["gruft"]).close()
         app.extensions["gruft"].close()
 
 
