@@ -14,9 +14,9 @@ from domain.core.words import N_
 from service import GameNotFound
 from service.audit.gamelog import GameLog
 from service.audit.signing import vkey
+from service.audit.tlog import TILE_WIDTH, parse_tile_index
+from service.audit.witnessing import Witnessing
 from service.store.repository import parse_game_id
-from service.tlog import TILE_WIDTH, parse_tile_index
-from service.witnessing import Witnessing
 
 NOTE = {"description": "a C2SP checkpoint: a signed note (c2sp.org/tlog-checkpoint)", "content": {
     "text/plain": {"schema": {"type": "string"}}}}
@@ -36,7 +36,7 @@ def game_log() -> GameLog:
 
 
 def witnessing() -> Witnessing:
-    """This worker's witnessing of the log (service/witnessing.py)."""
+    """This worker's witnessing of the log (service/audit/witnessing.py)."""
     return worker().witnessing
 
 

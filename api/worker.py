@@ -15,7 +15,7 @@ Built in this order, each part needing only those before it:
 2. `signing_key`: the store's key ring, which signs every accepted command's receipt;
 3. `game_log` and its appender (thread `gruft-gamelog`, a subscriber of the follower), and
    `witnessing`: the submitter of its checkpoints to the witnesses GRUFT_WITNESSES names
-   (service/witnessing.py; thread `gruft-witnessing`, none without witnesses);
+   (service/audit/witnessing.py; thread `gruft-witnessing`, none without witnesses);
 4. `verifier`: the gate of replay documents (the verifying pool is the process's, spawned with
    the first document and shut at exit: api/verifying.py);
 5. `read_models()`: the views and, with GRUFT_PROJECTIONS=embedded, the projection runner
@@ -45,13 +45,13 @@ from api.verifying import Gate, Verifier
 from service.app import Games
 from service.audit.gamelog import Appender, GameLog
 from service.audit.signing import SigningKey
+from service.audit.witnessing import Witnessing, parse_witnesses
 from service.live.stream_writer import StreamWriter
 from service.readmodels import ReadModels
 from service.runners.bot_runner import embedded_bots
 from service.runners.clock_runner import embedded_clocks
 from service.runners.machinery import EmbeddedLoop
 from service.settings import Settings, data_dir
-from service.witnessing import Witnessing, parse_witnesses
 
 
 class Worker:

@@ -7,7 +7,7 @@ import argparse
 from bench import bench_cli
 from replays import replays_cli
 from service import store_cli as service_cli
-from service import witness as witness_cli
+from service.audit import witness as witness_cli
 from service.release import release
 from service.runners import bots_cli
 from serving import serve_cli as api_cli

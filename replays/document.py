@@ -85,7 +85,7 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
     `log`: a game that is over, its inclusion proof in the game log (replays.logproof);
     `origin`: an imported copy, the game it copies (service.audit.arbiter.Origin);
     `witnessed`: its inclusion proof against a checkpoint the server's witnesses cosigned
-    (service.witnessing), as `log_witnessed`."""
+    (service.audit.witnessing), as `log_witnessed`."""
     doc: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if game.salt is not None else 1,

@@ -33,7 +33,7 @@ from domain.core.chain import strict_loads
 from replays.logproof import HASH, checkpoint_problem, note_checkpoint_problem
 from service.audit.merkle import verify_consistency
 from service.audit.signing import check_signature
-from service.tlog import NoteError, parse_checkpoint, parse_note
+from service.audit.tlog import NoteError, parse_checkpoint, parse_note
 
 CONSISTENT, CAUGHT, CANNOT = 0, 1, 2
 DEFAULT_SERVER = "http://127.0.0.1:8000"

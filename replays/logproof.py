@@ -18,7 +18,7 @@ from domain.core.words import N_, Phrase
 from service.audit.gamelog import leaf_bytes, leaf_of
 from service.audit.merkle import leaf_hash, verify_inclusion
 from service.audit.signing import key_id
-from service.tlog import (
+from service.audit.tlog import (
     ED25519,
     NoteError,
     Verifier,

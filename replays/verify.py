@@ -25,8 +25,8 @@ from replays.logproof import check_retired, witnessed_problem
 from replays.receipts import check_receipts, receipt_list
 from replays.terminal import reader_left, result_text
 from service.audit.signing import check_signature
+from service.audit.tlog import COSIGNATURE_V1, NoteError, Verifier, parse_vkey
 from service.catalogs import LANGUAGES, translations
-from service.tlog import COSIGNATURE_V1, NoteError, Verifier, parse_vkey
 
 VALID, INVALID, UNVERIFIED = 0, 1, 2
 

@@ -91,7 +91,7 @@ def _address(text: str) -> str:
 
 def _witnesses(text: str) -> tuple[tuple[str, str], ...]:
     """space-separated URL=VKEY pairs: each witness's http(s) address and C2SP verifier key"""
-    from service.tlog import COSIGNATURE_V1, NoteError, parse_vkey
+    from service.audit.tlog import COSIGNATURE_V1, NoteError, parse_vkey
 
     pairs = []
     for pair in text.split():
@@ -140,7 +140,7 @@ class Settings:
     ratelimit_storage: str = _setting("GRUFT_RATELIMIT_STORAGE", "memory://")
     ratelimit_prefix: str = _setting("GRUFT_RATELIMIT_PREFIX", "gruft")
     cors_origins: tuple[str, ...] = _setting("GRUFT_CORS_ORIGINS", "", _origins)
-    # the game log's witnesses (service/witnessing.py)
+    # the game log's witnesses (service/audit/witnessing.py)
     witnesses: tuple[tuple[str, str], ...] = _setting("GRUFT_WITNESSES", "", _witnesses)
     witnesses_needed: int = _setting("GRUFT_WITNESSES_NEEDED", "1", _whole(0))
     # live play and bots

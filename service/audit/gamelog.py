@@ -32,8 +32,8 @@ from uuid import UUID
 from domain import ENDINGS, available_games, game_class
 from domain.core import canonical
 from service.audit.merkle import Tree, leaf_hash
+from service.audit.tlog import TILE_WIDTH, checkpoint_text, entry_bundle
 from service.store.ddl import retry_concurrent_ddl
-from service.tlog import TILE_WIDTH, checkpoint_text, entry_bundle
 
 log = logging.getLogger("gruft.gamelog")
 

@@ -27,7 +27,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from service import tlog
+from service.audit import tlog
 from service.caches import KEY_IDS
 
 KEY_FILE = "signing-key.pem"
@@ -105,7 +105,7 @@ class SigningKey:
         return base64.b64encode(self._private.sign(message)).decode("ascii")
 
     def sign_note(self, text: str, name: str) -> str:
-        """A C2SP signed note of `text` by this key under the key name `name` (service.tlog)."""
+        """A C2SP signed note of `text` by this key under the key name `name` (service.audit.tlog)."""
         return tlog.sign_note(text, name, self._private)
 
 

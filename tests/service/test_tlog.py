@@ -1,4 +1,4 @@
-"""The C2SP formats (service/tlog.py) against vectors their authors published: Go's note
+"""The C2SP formats (service/audit/tlog.py) against vectors their authors published: Go's note
 package's own example key and signed note, and tlog-tiles.md's tile paths (issue 35)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import struct
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.tlog import (
+from service.audit.tlog import (
     COSIGNATURE_V1,
     ED25519,
     Checkpoint,

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from api import create_app
 from domain.core import canonical
-from service import tlog
+from service.audit import tlog
 from service.audit.gamelog import leaf_bytes, leaf_of
 from service.audit.merkle import leaf_hash
 from tests.kit import wait_until

@@ -15,8 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from api import create_app
 from cli import main
-from service.settings import Settings, SettingsError
-from service.tlog import (
+from service.audit.tlog import (
     ED25519,
     checkpoint_text,
     parse_checkpoint,
@@ -26,7 +25,8 @@ from service.tlog import (
     verified_by,
     vkey,
 )
-from service.witness import witness_vkey
+from service.audit.witness import witness_vkey
+from service.settings import Settings, SettingsError
 from tests.api.test_game_log import finished_game
 from tests.kit import wait_until
 from tests.replays.test_log_check import store_finished_games

@@ -45,7 +45,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.audit.merkle import EMPTY_ROOT, verify_consistency
-from service.tlog import (
+from service.audit.tlog import (
     COSIGNATURE_V1,
     ED25519,
     HASH_SIZE,

@@ -11,8 +11,8 @@ Written from the specifications (github.com/C2SP/C2SP):
   signed bytes are `timestamp (u64, big-endian) ‖ Ed25519(cosignature/v1 ⏎ time T ⏎ text)`;
 - `tlog-tiles.md`: the tree served as tiles of 256 hashes, `tile/<L>/<N>[.p/<W>]` with `<N>` in
   three-digit path elements (`x001/x234/067`), and entry bundles of uint16-length-prefixed leaves.
-Pure functions (no I/O): the server (api/gamelog.py), the witness (service/witness.py), the
-server's witnessing (service/witnessing.py) and the auditors (replays/) share them.
+Pure functions (no I/O): the server (api/gamelog.py), the witness (service/audit/witness.py), the
+server's witnessing (service/audit/witnessing.py) and the auditors (replays/) share them.
 """
 
 from __future__ import annotations

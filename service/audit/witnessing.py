@@ -27,7 +27,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.tlog import NoteError, Verifier, parse_signature_lines, parse_vkey, verified_by
+from service.audit.tlog import NoteError, Verifier, parse_signature_lines, parse_vkey, verified_by
 
 log = logging.getLogger("gruft.witnessing")
 
