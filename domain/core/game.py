@@ -301,6 +301,8 @@ class Game(Making, Forks, Seats, Clocked, Views, Aggregate):
     @event("SeatHanded")
     def _seat_handed(self, player: str, bot: str | None) -> None:
         self.handed = {**(self.handed or {}), player: bot}
+        counted = self.handovers or {}
+        self.handovers = {**counted, player: counted.get(player, 0) + 1}
 
     @event("ClockExpired")
     def _clock_expired(self, player: str) -> None:

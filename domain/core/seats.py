@@ -15,6 +15,11 @@ from domain.core.chain import HOST_BY
 from domain.core.errors import BadCommand, BadSetup
 from domain.core.words import N_
 
+# How often one seat may be handed to a bot or back in one game (gruft's own table rule, issue
+# 32, item 2): a seat handed to the bot and back 30,000 times made a game whose own export the
+# server then refused to verify or import. Twenty covers any evening's comings and goings.
+HANDOVERS_PER_SEAT = 20
+
 
 def check_bot_seats(bots: Any, players: list[str]) -> dict[str, str]:
     """Bot seats as the creation records them: seats of this game, each a bot kind's name (the
@@ -33,6 +38,7 @@ class Seats:
 
     bots = MappingProxyType({})  # seat -> bot kind (the creation's `bots`); none: a class default
     handed = None  # seat -> bot ("heuristic" | "random") or None: SeatHanded, as last recorded
+    handovers = None  # seat -> how many times it was handed (SeatHanded); a fork counts afresh
 
     def bot_may_play(self, player: str) -> bool:
         """Whether the server's bot may move for `player` now: a bot seat, a seat handed to a bot
@@ -69,4 +75,8 @@ class Seats:
         if bot is not None and not isinstance(bot, str):
             raise BadCommand(N_("a seat is handed to a bot by its kind, or back with null"))
         self.check_in_play()
+        if (self.handovers or {}).get(player, 0) >= HANDOVERS_PER_SEAT:
+            raise BadCommand(N_("%(player)s's seat has been handed over %(n)s times in this game, "
+                                "the most a seat may be: play on as it stands"),
+                             player=player, n=HANDOVERS_PER_SEAT)
         self.acting(by, self._seat_handed, player=player, bot=bot)

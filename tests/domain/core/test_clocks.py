@@ -227,3 +227,33 @@ def test_a_fork_of_any_clocked_game_waits_for_its_table():
     assert fork.clock == {**CLOCK, "start": "ready"}
     assert all(deadline(fork, p) is None for p in fork.players)
     assert "clocks_started" not in event_record(fork.pending_events[1])["data"]["table"]
+
+
+def test_a_seat_is_handed_over_at_most_twenty_times_a_game():
+    """Issue 32, item 2: a seat handed to the bot and back 30,000 times made a game of 30,002
+    events whose own export the server refused to verify or import."""
+    from domain.core.seats import HANDOVERS_PER_SEAT
+
+    hand = HandClock()
+    game = started("vampiring", hand, clock=None)
+    ann, ben = game.players[:2]
+    for n in range(HANDOVERS_PER_SEAT):
+        game.hand_seat(ann, "random" if n % 2 == 0 else None)
+    # Fail to hand Ann's seat once more, either way: nothing recorded.
+    version = game.version
+    for bot in ("heuristic", None):
+        with pytest.raises(BadCommand, match=f"handed over {HANDOVERS_PER_SEAT} times"):
+            game.hand_seat(ann, bot)
+    assert game.version == version and game.handed == {ann: None}
+    # Check another seat has its own count, and replay counts the same.
+    game.hand_seat(ben, "heuristic")
+    again = replayed(game)
+    assert again.handovers == {ann: HANDOVERS_PER_SEAT, ben: 1}
+    with pytest.raises(BadCommand, match="handed over"):
+        again.hand_seat(ann, "random")
+    # Check a fork counts afresh: its record is its own, and its table carries no count.
+    fork = type(game).fork(game, {"game_id": str(game.id), "version": game.version,
+                                  "hash": game.chain_hash}, seed=9, salt="cd" * 32)
+    assert "handovers" not in event_record(fork.pending_events[1])["data"]["table"]
+    fork.hand_seat(ann, "random")
+    assert fork.handovers == {ann: 1}
