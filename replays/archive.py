@@ -25,6 +25,8 @@ from domain import available_games, game_class
 from domain.core import HOST
 from domain.core.chain import DuplicateKey, strict_loads
 from replays.document import build_document, describe, verify
+from replays.logproof import check_retired
+from service.audit.arbiter import origin_of
 from service.audit.signing import check_signature
 from service.errors import GameNotFound
 
@@ -54,7 +56,8 @@ def document_of(games: Any, key: Any, game_log: Any, game_id: UUID) -> dict[str,
     game, records = games.reads.replay_records(game_id, HOST, "the archive")
     logged = game_log.for_export(game.id) if game.finished else None
     return build_document(game, records, key.sign, key.public_pem,
-                          games.arbiter.annotation_records(game), log=logged)
+                          games.arbiter.annotation_records(game), log=logged,
+                          origin=games.arbiter.origin(game))
 
 
 def archive(games: Any, key: Any, game_log: Any, out: IO[str], *,
@@ -101,11 +104,18 @@ def restore_one(games: Any, key: Any, line: str) -> tuple[str, Any]:
     # stored under the id it had where it was archived
     verdict = verify(document, trusted_keys=key.ring, check_signature=check_signature,
                      game_id=game_id)
+    # Import's rule (issue 32, item 5): a key the server retired vouches only for a game logged
+    # as over before it retired, which the document's own log proof must show (a fresh store
+    # has no log of its own to ask).
+    check_retired(document, verdict, key.history)
     if not verdict.valid:
         raise RestoreError(f"game {game_id} is not valid here: {describe(verdict.problems[0])}")
     # The server's bots go on playing the seats the game's creation gave them.
-    # A copy restored stays a copy: its origin comes back with it.
+    # A copy restored stays a copy: its origin comes back with it. A game a retired key signed
+    # keeps that key as its origin's signer: never presented as if the current key had.
     origin = document.get("origin") if isinstance(document.get("origin"), dict) else None
+    if origin is None and verdict.key_id != key.key_id:
+        origin = origin_of(document, verdict.key_id)
     return "restored", games.store_imported(verdict.game, document.get("annotations"),
                                             bots=dict(verdict.game.bots), origin=origin)
 

@@ -296,3 +296,66 @@ def test_a_restored_game_keeps_its_id_annotations_and_bot_seats(sqlite_env, tmp_
             "before anything"]
     finally:
         fresh.close()
+
+
+def test_restore_applies_imports_rule_for_a_retired_key(sqlite_env, tmp_path):
+    """Issue 32, item 5: a made-up game signed with a leaked retired key, dated after the
+    rotation, was refused by verify and import but restored, served, re-exported as verified
+    under the current key, and led the leaderboard."""
+    import shutil
+
+    from replays.document import unsigned
+    from service import Games
+    from service.audit.signing import SigningKey
+    from tests.kit import play_out
+
+    data = Path(sqlite_env["GRUFT_DATA_DIR"])
+    env = {"GRUFT_DATA_DIR": str(data)}
+    db = sqlite_env["SQLITE_DBNAME"]
+
+    def stored(seed: int, finished: bool) -> str:
+        games = Games(env=sqlite_env)
+        try:
+            new = games.create_game("vampiring", seats("vampiring"), seed=seed,
+                                    options=SHORT_OPTIONS["vampiring"])
+            if finished:
+                play_out(games, new.game_id, random.Random(seed))
+            return str(new.game_id)
+        finally:
+            games.close()
+
+    def archived(path: Path) -> dict[str, dict]:
+        assert gruft("archive", str(path), "--db", db, env=env).returncode == 0
+        return {json.loads(line)["game_id"]: json.loads(line) for line in path.read_text().splitlines()}
+
+    logged, playing = stored(1, True), stored(2, False)
+    before = archived(tmp_path / "before.jsonl")  # signed by the key about to retire
+    shutil.copy(data / "signing-key.pem", tmp_path / "signing-key.pem")  # leaked later
+    leaked = SigningKey.load_or_create(tmp_path)
+    assert gruft("key", "--rotate", env=env).returncode == 0
+    # The probe's forgery: a game played after the rotation, re-signed with the leaked key.
+    made_up = stored(3, True)
+    forged = archived(tmp_path / "after.jsonl")[made_up]
+    forged.pop("log", None)
+    forged["signature"] = {"alg": "ed25519", "key": leaked.public_pem,
+                           "value": leaked.sign(unsigned(forged))}
+    lines = [before[logged], before[playing], forged]
+    (tmp_path / "restore.jsonl").write_text("\n".join(json.dumps(d) for d in lines) + "\n")
+    fresh = tmp_path / "fresh.sqlite"
+    done = gruft("restore", str(tmp_path / "restore.jsonl"), "--db", str(fresh), env=env)
+    # Check only the game its own log proof shows over before the rotation is restored; the
+    # game in play then and the made-up one are refused as retired_key (a retired key vouches
+    # for nothing new), nothing stored of them.
+    assert done.returncode == 1, done.stderr
+    assert "1 restored, 0 already there, 2 refused" in done.stderr
+    assert "line 2: " in done.stderr and "line 3: " in done.stderr
+    assert done.stderr.count("retired") >= 2
+    restored = Games(env={**sqlite_env, "SQLITE_DBNAME": str(fresh)})
+    try:
+        assert [str(g) for g in game_ids(restored)] == [logged]
+        # Check the restored game keeps the key it came with as its origin's signer: its export
+        # is never presented as the current key's own game.
+        origin = restored.arbiter.origin(restored.repository.game(logged))
+        assert origin == {"game_id": logged, "key_id": leaked.key_id}
+    finally:
+        restored.close()
