@@ -82,12 +82,7 @@ def run(args: argparse.Namespace) -> int:
     except CannotCheck as exc:
         print(f"gruft log check: cannot check: {exc}", file=sys.stderr)
         return CANNOT
-    print("\n".join(lines))
-    if caught:
-        return CAUGHT
-    if args.update:
-        Path(args.old).write_text(json.dumps(new, indent=2) + "\n", "utf-8")
-    return CONSISTENT
+    return verdict(args, caught, lines, json.dumps(new, indent=2) + "\n")
 
 
 def run_note(args: argparse.Namespace, old: str) -> int:
@@ -97,11 +92,17 @@ def run_note(args: argparse.Namespace, old: str) -> int:
     except CannotCheck as exc:
         print(f"gruft log check: cannot check: {exc}", file=sys.stderr)
         return CANNOT
+    return verdict(args, caught, lines, new)
+
+
+def verdict(args: argparse.Namespace, caught: bool, lines: list[str], kept: str) -> int:
+    """Print what the check found; with --update and nothing caught, keep the current
+    checkpoint (`kept`, as the file holds it) in OLD; the exit status."""
     print("\n".join(lines))
     if caught:
         return CAUGHT
     if args.update:
-        Path(args.old).write_text(new, "utf-8")
+        Path(args.old).write_text(kept, "utf-8")
     return CONSISTENT
 
 

@@ -156,6 +156,12 @@ RULES_PAGES = Cache(
     holds="a game's rules page as HTML, by game key",
     bounded_by="the games (domain.available_games; others are refused before it)",
     invalidated="never stale: the pages are files of the release")
+PARSED_CATALOGS = Cache(
+    where="service.catalogs:catalog",
+    holds="one language's .po file, parsed, by language (the compiled catalog and the pages' "
+          "scripts read it)",
+    bounded_by="the languages its callers choose among (the request's locale, gruft report --lang)",
+    invalidated="never stale: the catalogs are files of the release")
 TRANSLATIONS = Cache(
     where="service.catalogs:translations",
     holds="one language's compiled catalog, by language",

@@ -116,7 +116,7 @@ def call(port: int, method: str, path: str, body: Any = None, token: str | None 
          timeout: float = 30) -> tuple[int, Any]:
     """One request on a connection of its own (so the kernel spreads them over the workers)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    headers = {"Content-Type": "application/json", "Connection": "close"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json", "Connection": "close"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     try:

@@ -126,7 +126,7 @@ def test_a_generated_client_has_every_operation_and_plays_a_whole_vampiring_game
             assert "Warning" not in said and "will not be generated" not in said, said
             folder = Path(client.__file__).parent / "api"
             modules = {p.stem for p in folder.rglob("*.py") if p.name != "__init__.py"}
-            assert len(modules) == len(operations(served)) == 37
+            assert len(modules) == len(operations(served)) >= 37  # every one, none skipped
             assert "post_games" in modules
             play_vampiring(base)
 

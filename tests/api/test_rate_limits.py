@@ -130,11 +130,11 @@ def test_forking_counts_as_creating(make_app, sqlite_env):
     assert client.get(f"/games/{fork['game_id']}/forks").get_json() == {"forks": []}
 
 
-def test_a_rematch_that_makes_a_game_obeys_the_key_and_the_limit(sqlite_env):
+def test_a_rematch_that_makes_a_game_obeys_the_key_and_the_limit(make_app, sqlite_env):
     """Issue 32, item 2: abort and rematch, or a seat's token after the bots finished, made 30
     games in 0.9 s with no key; a rematch counts against whoever makes it, the calls answering
     the rematch made count for nothing."""
-    app = limited_app(sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="3/minute")
+    app = limited_app(make_app, sqlite_env, GRUFT_CREATE_KEY="s3cret-key", GRUFT_CREATE_LIMIT="3/minute")
     client = app.test_client()
     game = client.post("/games", json=GAME, headers=bearer("s3cret-key")).get_json()
     gid, host = game["game_id"], bearer(game["host_token"])

@@ -285,5 +285,6 @@ def test_a_store_signed_by_a_key_the_server_does_not_hold_stops_start_up(tmp_pat
     assert adopted.returncode == 0, adopted.stderr
     assert f"no longer held, dropped: {first.key_id}" in adopted.stdout
     create_app({"TESTING": True, "GRUFT_ENV": {**app_env, **moved}}).extensions["gruft"].close()
-    with pytest.raises(KeyMissing):  # the first folder no longer holds this store's key
+    adopted_key = SigningKey.load_or_create(Path(moved["GRUFT_DATA_DIR"])).key_id
+    with pytest.raises(KeyMissing, match=adopted_key):  # the first folder lacks the store's key
         create_app({"TESTING": True, "GRUFT_ENV": app_env})

@@ -51,9 +51,11 @@ def test_documents_signed_before_a_rotation_still_verify_and_import(sqlite_env, 
     verdict = rotated.post("/replays/verify", json=document).get_json()
     assert verdict["valid"], verdict["problems"]
 
-    # Fail to verify with a key that was never on the ring: the signature is not trusted.
+    # Fail to verify with a key that was never on the ring: the signature is not trusted (a
+    # server of its own, on its own store: this store's key is not in that data folder).
     stranger = make_app({"TESTING": True, "GRUFT_ENV": {
-        **sqlite_env, "GRUFT_DATA_DIR": str(tmp_path / "elsewhere")}}).test_client()
+        **sqlite_env, "SQLITE_DBNAME": str(tmp_path / "elsewhere.sqlite"),
+        "GRUFT_DATA_DIR": str(tmp_path / "elsewhere")}}).test_client()
     assert not stranger.post("/replays/verify", json=document).get_json()["valid"]
 
 
