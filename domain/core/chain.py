@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
@@ -20,11 +24,50 @@ from domain.core.words import N_, Said
 # export or a re-import carries it unchanged.
 STORED_AS = "stored_as"
 
+# An event's commitment nonce (replay format 3, docs/format.md "Commitment nonces"): 32 random
+# bytes as 64 hex digits, drawn when an event that holds a secret is made, stored with it, covered
+# by its chain link and kept secret like the seed, so that no public hash (a receipt, a fork's
+# `parent.hash`) can be matched against guesses of the secret it covers. Events of formats 1 and 2
+# have none, and then none in their links.
+NONCE = "nonce"
+
+# During verification and import, the nonce each event was recorded with (None: it has none):
+# the rules then make each event with the recorded one, never a new draw (the re-run must give
+# the recorded links, and no randomness is drawn in a replay).
+_recorded_nonces: ContextVar[Iterator[str | None] | None] = ContextVar("recorded_nonces",
+                                                                      default=None)
+
+
+@contextmanager
+def recorded_nonces(nonces: Iterator[str | None]):
+    """Within this block, new events take the nonces `nonces` gives (replay, import)."""
+    token = _recorded_nonces.set(nonces)
+    try:
+        yield
+    finally:
+        _recorded_nonces.reset(token)
+
+
+def next_nonce(committed: bool) -> str | None:
+    """The nonce of the next event made: the recorded one in a replay or an import; otherwise a
+    new secret draw for an event that `committed` says needs one (format 3 and it holds a
+    secret: domain.core.visibility.holds_secrets), None for any other."""
+    replayed = _recorded_nonces.get()
+    if replayed is not None:
+        return next(replayed, None)
+    return secrets.token_hex(32) if committed else None
+
+
+def is_nonce(value: Any) -> bool:
+    """A nonce is 64 lowercase hex digits (32 bytes)."""
+    return type(value) is str and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
 # Attributes every stored event has that are bookkeeping, not the event's `data` (`by`: who
 # stored it, docs/api.md "Who did what"; events stored before it have none).
 META_FIELDS = frozenset(
     {"originator_id", "originator_version", "originator_topic", "timestamp", "prev_hash", "hash",
-     "by", STORED_AS}
+     "by", STORED_AS, NONCE}
 )
 
 # Who stored an event: a seat with its own token, the host for a seat, the server's bot, the
@@ -68,17 +111,19 @@ def timestamp_text(timestamp: datetime | str) -> str:
 
 
 def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: dict,
-               by: str | None = None, shape: int = 1) -> str:
+               by: str | None = None, shape: int = 1, nonce: str | None = None) -> str:
     """The chain link of one event.
 
-    The canonical JSON of {version, type, timestamp, by, data, prev_hash, shape}, written out in
-    its sorted key order rather than built as a dict and sorted again for every event. An event
-    stored before `by` existed has none (None), and an event in its type's first shape has no
-    `shape`: their links are what they always were.
+    The canonical JSON of {version, type, timestamp, by, data, nonce, prev_hash, shape}, written
+    out in its sorted key order rather than built as a dict and sorted again for every event. An
+    event stored before `by` existed has none (None), an event in its type's first shape has no
+    `shape`, and an event of format 1 or 2 (or one that holds no secret) has no `nonce`: their
+    links are what they always were.
     """
     author = "" if by is None else f'"by":{canonical(by)},'
     form = "" if shape == 1 else f',"shape":{canonical(shape)}'
-    body = (f'{{{author}"data":{canonical(data)},"prev_hash":{canonical(prev_hash)}{form},'
+    salted = "" if nonce is None else f'"nonce":{canonical(nonce)},'
+    body = (f'{{{author}"data":{canonical(data)},{salted}"prev_hash":{canonical(prev_hash)}{form},'
             f'"timestamp":{canonical(timestamp)},"type":{canonical(type_)},'
             f'"version":{canonical(version)}}}')
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
@@ -120,7 +165,8 @@ def keep_stored(state: dict[str, Any], shape: int) -> None:
 def event_record(event: Any) -> dict:
     """One event as the log and the replay document show it (unredacted), as it was stored: its
     payload in the shape it was stored in, `shape` when that is not the first, `by` where the
-    event has one (events stored before it have none, and their records stay as they were)."""
+    event has one (events stored before it have none, and their records stay as they were),
+    `nonce` where it has one (format 3)."""
     record = {
         "version": event.originator_version,
         "type": type(event).__name__,
@@ -135,6 +181,9 @@ def event_record(event: Any) -> dict:
     shape = stored_shape(event)
     if shape != 1:
         record["shape"] = shape
+    nonce = event.__dict__.get(NONCE)
+    if nonce is not None:
+        record[NONCE] = nonce  # secret until the game is over: never in a redacted record
     return record
 
 

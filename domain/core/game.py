@@ -36,16 +36,18 @@ from domain.core.chain import (
     BOT,
     CLOCK,
     HOST_BY,
+    NONCE,
     SERVER,
     clone,
     event_hash,
+    next_nonce,
     timestamp_text,
 )
 from domain.core.dealing import is_salt, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
 from domain.core.names import check_recorded_names, seat_names
 from domain.core.narration import Narrator
-from domain.core.visibility import Viewer, redact_event_data, sees_everything
+from domain.core.visibility import Viewer, holds_secrets, redact_event_data, sees_everything
 from domain.core.words import N_, Term
 
 MAX_ABORT_REASON = 500  # characters of the reason a host gives for aborting a game
@@ -388,6 +390,9 @@ class Game(Aggregate):
     aborted = False  # set by GameAborted; a class default, so games stored before it read False
     bots = MappingProxyType({})  # seat -> bot kind (the creation's `bots`); none: a class default
     salt = None  # format 1 games (and their snapshots) have none: a class default
+    # Replay format 3: whether the game's events that hold secrets carry a nonce (its creation
+    # has one: Event.mutate); games of formats 1 and 2 (and their snapshots) read the default.
+    nonced = False
     # The seats' clocks (domain.core.clocks), class defaults for games without one: the clock
     # chosen at creation, each seat's seconds left as of its clock's start, when each running
     # clock started, and the seats whose clock ran out and whose move is now the bot's.
@@ -416,6 +421,8 @@ class Game(Aggregate):
             applier = _APPLIERS.get(type(self))
             if applier is None or aggregate is None:
                 aggregate = super().mutate(aggregate)
+                if NONCE in self.__dict__:  # the creation (and every secret) of a format 3 game
+                    aggregate.nonced = True
             else:
                 if self.originator_id != aggregate.id:
                     raise OriginatorIDError(self.originator_id, aggregate.id)
@@ -560,6 +567,9 @@ class Game(Aggregate):
         timestamp = _next_timestamp(event_class)
         by = _next_by()
         _next_shape(event_class)  # the creation has one shape: a recorded other one is a mismatch
+        # Format 3 (every game the service creates, always with a salt): the creation's secrets
+        # (seed, salt, deal) committed with a nonce, and so every later secret.
+        nonce = next_nonce(kwargs.get("salt") is not None)
         if kwargs.get("salt") is None:
             # Format 1: the creation event has no salt field at all, so its data and hash stay
             # what they were before salts (the golden replays and old stores keep verifying).
@@ -570,7 +580,7 @@ class Game(Aggregate):
             kwargs.pop("bots", None)  # likewise: a game without bot seats records none
         prev = kwargs["seed_commitment"]
         digest = event_hash(prev, cls.INITIAL_VERSION, event_class.__name__,
-                            timestamp_text(timestamp), kwargs, by)
+                            timestamp_text(timestamp), kwargs, by, nonce=nonce)
         # Built as the store builds an event (the generated dataclass would require every
         # __init__ parameter and no `by`): applying it calls __init__ with the fields it has,
         # so those left out (salt, clock, bots) take their defaults.
@@ -580,6 +590,8 @@ class Game(Aggregate):
             "originator_topic": get_topic(cls), "prev_hash": prev, "hash": digest, **kwargs})
         if by is not None:
             created.__dict__["by"] = by
+        if nonce is not None:
+            created.__dict__[NONCE] = nonce
         game = created.mutate(None)
         game.pending_events.append(created)
         return game
@@ -592,6 +604,8 @@ class Game(Aggregate):
                   "prev_hash": record["prev_hash"], "hash": record["hash"], **record["data"]}
         if record.get("by") is not None:
             fields["by"] = record["by"]
+        if record.get(NONCE) is not None:
+            fields[NONCE] = record[NONCE]
         if record["type"] == "Created":
             fields["originator_topic"] = get_topic(cls)
             return built_event(cls.Created, fields)
@@ -615,18 +629,21 @@ class Game(Aggregate):
         return list(_event_types(cls))
 
     def _link(self, event_class: Any, fields: dict[str, Any], shape: int | None = None
-              ) -> tuple[Any, str, str, str | None]:
-        """The next event's timestamp, previous hash, hash and `by` (the chain of docs/api.md),
-        `fields` being its payload in `shape` (by default its type's current one)."""
+              ) -> tuple[Any, str, str, str | None, str | None]:
+        """The next event's timestamp, previous hash, hash, `by` and nonce (the chain of
+        docs/format.md), `fields` being its payload in `shape` (by default its type's current
+        one)."""
         timestamp = _next_timestamp(event_class)
         if timestamp < self.modified_on and _recorded_timestamps.get() is None:
             # A clock stepped back (NTP, another worker's clock): the log stays in time order,
             # which the verifier checks.
             timestamp = self.modified_on
         prev, by = self.chain_hash, _next_by()
+        nonce = next_nonce(self.nonced and holds_secrets(self.SECRET_FIELDS, event_class.__name__))
         return timestamp, prev, event_hash(prev, self.version + 1, event_class.__name__,
                                            timestamp_text(timestamp), fields, by,
-                                           shape or getattr(event_class, "class_version", 1)), by
+                                           shape or getattr(event_class, "class_version", 1),
+                                           nonce), by, nonce
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         # eventsourcing's Aggregate.trigger_event (our games define no TOPIC, whose check is the
@@ -644,12 +661,14 @@ class Game(Aggregate):
         if shape != getattr(event_class, "class_version", 1):
             self._trigger_as_recorded(event_class, fields, shape)
             return
-        timestamp, prev, digest, by = self._link(event_class, fields)
+        timestamp, prev, digest, by, nonce = self._link(event_class, fields)
         new_event = object.__new__(event_class)
         state = {"originator_id": self.id, "originator_version": self.version + 1,
                  "timestamp": timestamp, "prev_hash": prev, "hash": digest, **fields}
         if by is not None:
             state["by"] = by
+        if nonce is not None:
+            state[NONCE] = nonce
         object.__setattr__(new_event, "__dict__", state)
         new_event.mutate(self)
         self._pending_events.append(new_event)
@@ -661,11 +680,13 @@ class Game(Aggregate):
         data, current = fields, getattr(event_class, "class_version", 1)
         for newer in range(current, shape, -1):
             data = getattr(event_class, f"downcast_v{newer}_v{newer - 1}")(self, data)
-        timestamp, prev, digest, by = self._link(event_class, data, shape)
+        timestamp, prev, digest, by, nonce = self._link(event_class, data, shape)
         state = {"originator_id": self.id, "originator_version": self.version + 1,
                  "timestamp": timestamp, "prev_hash": prev, "hash": digest, **data}
         if by is not None:
             state["by"] = by
+        if nonce is not None:
+            state[NONCE] = nonce
         new_event = built_event(event_class, upcast(event_class, state, shape))
         new_event.mutate(self)
         self._pending_events.append(new_event)
@@ -677,7 +698,7 @@ class Game(Aggregate):
     # the parent's moments, not a table's.
     RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
                                "chain_hash", "parent", "clock", "clock_left", "clock_since",
-                               "expired", "bots", "family"})
+                               "expired", "bots", "family", "nonced"})
     parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
     # The sealed family a game belongs to (the id of the game first forked while its table was
     # secret), or None: a game forked in play, and every fork of a table not yet public, stay

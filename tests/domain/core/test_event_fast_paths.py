@@ -76,7 +76,8 @@ def test_events_rebuild_the_same_aggregate(game_key):
         record = event_record(stored)
         assert record["prev_hash"] == prev
         assert event_hash(prev, record["version"], record["type"], record["timestamp"],
-                          record["data"], record["by"], record.get("shape", 1)) == record["hash"]
+                          record["data"], record["by"], record.get("shape", 1),
+                          record.get("nonce")) == record["hash"]
         prev = record["hash"]
 
 
