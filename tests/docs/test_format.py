@@ -57,7 +57,7 @@ def signature_holds(doc) -> bool:
 
 def seed_holds(doc) -> bool:
     # docs/format.md, "The seed commitment"
-    text = (doc["salt"] + ":" if doc["format_version"] == 2 else "") + str(doc["seed"])
+    text = (doc["salt"] + ":" if doc["format_version"] >= 2 else "") + str(doc["seed"])
     return hashlib.sha256(text.encode("utf-8")).hexdigest() == doc["seed_commitment"]
 
 
@@ -66,6 +66,7 @@ def test_the_page_has_the_snippets_this_test_follows():
     assert 'json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)' in page
     assert re.search(r"prev \+ json\.dumps\(link, sort_keys=True", page)
     assert '"shape": shape' in page
+    assert '"nonce": nonce' in page
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")

@@ -58,10 +58,10 @@ def next_move(client, created: dict, rng: random.Random) -> tuple[str, dict] | N
     return seat, rng.choice(legal["moves"])
 
 
-def play(client, created: dict, rng: random.Random, commands: int | None = None
-         ) -> tuple[int, dict[str, list[dict]]]:
+def play(client, created: dict, rng: random.Random, commands: int | None = None,
+         answers: list[dict] | None = None) -> tuple[int, dict[str, list[dict]]]:
     """Commands (all, or `commands` of them), each with its seat's own token: how many were
-    sent, and each seat's receipts."""
+    sent, and each seat's receipts (`answers`: where to keep the whole answers)."""
     receipts: dict[str, list[dict]] = {}
     sent = 0
     while commands is None or sent < commands:
@@ -72,6 +72,8 @@ def play(client, created: dict, rng: random.Random, commands: int | None = None
         answer = client.post(f"/games/{created['game_id']}/commands", json=move,
                              headers=bearer(created["player_tokens"][seat]))
         assert answer.status_code == 200, answer.get_json()
+        if answers is not None:
+            answers.append(answer.get_json())
         receipts.setdefault(seat, []).append(answer.get_json()["receipt"])
         sent += 1
     return sent, receipts
@@ -133,7 +135,8 @@ def test_no_seat_recovers_another_s_secret_from_public_hashes_before_the_end(cli
     total, _ = play(client, new_game(client, key, seed), random.Random(seed))
     created = new_game(client, key, seed)
     gid, host = created["game_id"], bearer(created["host_token"])
-    _, receipts = play(client, created, random.Random(seed), total - 1)
+    answers: list[dict] = []  # each command's answer: its events as its seat sees them
+    _, receipts = play(client, created, random.Random(seed), total - 1, answers)
     view = client.get(f"/games/{gid}").get_json()
     assert view["status"] == "in_progress"
     players = view["players"]
@@ -151,7 +154,7 @@ def test_no_seat_recovers_another_s_secret_from_public_hashes_before_the_end(cli
     nonces = {e["nonce"] for e in truth["events"] if "nonce" in e}
     assert nonces and all(holds_secrets(game_class(key).SECRET_FIELDS, e["type"])
                           == ("nonce" in e) for e in truth["events"])
-    public = json.dumps([logs, views, receipts, fork.get_json()["view"]])
+    public = json.dumps([logs, views, answers, fork.get_json()["view"]])
     assert not any(nonce in public for nonce in nonces), "a nonce is shown before the end"
     records = truth["events"][:parent["version"]]
     assert [e["version"] for e in logs[None]] == [e["version"] for e in records]
