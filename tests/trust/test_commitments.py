@@ -9,7 +9,8 @@ end: the views, the log as a spectator and as itself, its receipts and a fork's 
 Its candidate for every hidden field is the true value (read afterwards from the host's export):
 a guess at least as good as any enumeration, so when even that gives another hash, no
 enumeration of the candidate space finds the secret. The control computes the same links with
-the true nonces and reaches the public hashes: only the secret nonce stands in the way.
+the true nonces and reaches the public hashes: only the secret nonce stands in the way. The
+probe's VampiRing attack is also tried literally, every move Ann could have sent in turn.
 """
 
 from __future__ import annotations
@@ -243,3 +244,43 @@ def test_a_nonce_dropped_or_added_is_named_even_re_chained_and_re_signed(finishe
     verdict = check(bad, signer)
     assert [p["code"] for p in verdict.problems] == ["malformed"]
     assert "nonce" in verdict.problems[0]["message"]
+
+
+def test_the_probe_s_vampiring_attack_enumerates_every_move_and_finds_nothing(client):
+    # The probe's own attack, candidate by candidate: Ben moved (his receipt), Ann's move is
+    # pending, the host forks there (its parent.hash); Ben tries each move Ann could have sent.
+    cls = game_class("vampiring")
+    created = new_game(client, "vampiring", 11)
+    gid, host = created["game_id"], bearer(created["host_token"])
+    tokens = {seat: bearer(token) for seat, token in created["player_tokens"].items()}
+    assert {"Ann", "Ben"} <= set(client.get(f"/games/{gid}").get_json()["to_act"])
+    receipt = None
+    for seat in ("Ben", "Ann"):
+        legal = client.get(f"/games/{gid}/legal-moves", headers=tokens[seat]).get_json()["moves"]
+        answer = client.post(f"/games/{gid}/commands", json=legal[-1], headers=tokens[seat])
+        assert answer.status_code == 200, answer.get_json()
+        receipt = answer.get_json()["receipt"] if seat == "Ben" else receipt
+    view = client.get(f"/games/{gid}").get_json()
+    assert view["status"] == "in_progress"
+    seen = log_as(client, gid, tokens["Ben"])[receipt["version"]:]
+    fork = client.post(f"/games/{gid}/fork", json={"at": view["version"]}, headers=host)
+    parent = fork.get_json()["view"]["parent"]
+    assert [(e["type"], e["data"]) for e in seen] == [("MoveSubmitted", {"player": "Ann"})]
+    stored = client.get(f"/games/{gid}/export", headers=host).get_json()["events"]
+    truth = stored[receipt["version"]:parent["version"]]  # the fork stopped the game after it
+    params = cls.COMMANDS["move"].params
+    candidates = [{"metamorphosis": m, "direction": d} for m in params["metamorphosis"].choices
+                  for d in params["direction"].choices]
+    assert {k: truth[0]["data"][k] for k in ("metamorphosis", "direction")} in candidates
+
+    def tried(move: dict, nonce: str | None) -> str:
+        shown = seen[0]
+        return event_hash(receipt["hash"], shown["version"], shown["type"], shown["timestamp"],
+                          {**shown["data"], **move}, shown.get("by"), shown.get("shape", 1),
+                          nonce)
+
+    # Fail to find Ann's move by trying every one she could send: no candidate gives the hash.
+    assert [m for m in candidates if tried(m, None) == parent["hash"]] == []
+    # The control: with the nonce (the export's, after the end) exactly her move gives it.
+    assert [m for m in candidates if tried(m, truth[0]["nonce"]) == parent["hash"]] == [
+        {k: truth[0]["data"][k] for k in ("metamorphosis", "direction")}]
