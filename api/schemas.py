@@ -401,6 +401,9 @@ class ReplayStep(Schema):
 # -- replay documents ------------------------------------------------------------------
 
 class ChainedEvent(Event):
+    nonce = fields.String(metadata={"description": (
+        "format 3, an event that holds a secret: the secret random nonce its chain link covers "
+        "(64 hex digits), revealed with the seed (docs/format.md, \"Commitment nonces\")")})
     prev_hash = fields.String(required=True)
     hash = fields.String(required=True)
 
@@ -427,8 +430,9 @@ class Document(Schema):
     options = fields.Dict(required=True)
     seed = fields.Raw(required=True)
     seed_commitment = fields.String(required=True, metadata={
-        "description": 'format 2: SHA-256 hex of salt + ":" + str(seed); format 1: of str(seed)'})
-    salt = fields.String(metadata={"description": "format 2 only: 64 hex digits, server-drawn"})
+        "description": 'formats 2 and 3: SHA-256 hex of salt + ":" + str(seed); format 1: of '
+                       'str(seed)'})
+    salt = fields.String(metadata={"description": "formats 2 and 3: 64 hex digits, server-drawn"})
     created_at = fields.String(required=True)
     status = fields.String()
     events = fields.List(fields.Nested(ChainedEvent), required=True)

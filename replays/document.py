@@ -7,9 +7,12 @@ command, runs it through the rules and expects exactly the recorded follow-up ev
 recomputes the scores. The first problem found names its version; a problem's message never
 repeats it (`describe` puts the two together for a reader).
 
-Format 2 (every game the service creates) commits to the seed with a salt: `seed_commitment` =
-SHA-256 of `salt + ":" + str(seed)`, the salt revealed with the seed. Format 1 documents (no salt,
-SHA-256 of `str(seed)`) keep verifying as they always did; a game imported from one stays format 1.
+Format 2 commits to the seed with a salt: `seed_commitment` = SHA-256 of `salt + ":" + str(seed)`,
+the salt revealed with the seed. Format 3 (every game the service creates) adds a secret `nonce` to
+every event that holds a secret, covered by its chain link, so that no public hash (a receipt, a
+fork's `parent.hash`) can be matched against guesses of that secret. Format 1 documents (no salt,
+SHA-256 of `str(seed)`) and format 2 ones keep verifying as they always did; a game imported from
+one stays in its format.
 """
 
 from __future__ import annotations
@@ -43,21 +46,25 @@ from domain.core.chain import (
     BOT,
     CLOCK,
     HOST_BY,
+    NONCE,
     SEAT,
     SERVER,
+    is_nonce,
     stored_data,
     stored_shape,
     timestamp_text,
 )
 from domain.core.clocks import deadline
+from domain.core.visibility import holds_secrets
 from domain.core.words import N_, Gettext, Phrase, Said, english
 from replays.logproof import log_problem
 from replays.schema_words import schema_words
 from service.audit.signing import key_id
 
 FORMAT = "gruft-replay"
-FORMAT_VERSION = 2  # what the service exports; a game without a salt still exports as 1
-FORMAT_VERSIONS = (1, 2)
+FORMAT_VERSION = 3  # what the service exports; an older game exports in its own format
+FORMAT_VERSIONS = (1, 2, 3)
+NONCED = 3  # the first format whose events that hold secrets carry a nonce
 CREATED = Game.Created.__name__  # a game's first event
 FORKED = Game.Forked.__name__  # a fork's second event: the table it carries over (domain.core.game)
 ABORTED = Game.GameAborted.__name__  # the host's abort (domain.core.game): re-run as the host's, not a player's
@@ -69,6 +76,14 @@ LIFECYCLE = {ABORTED: (HOST_BY,), HANDED: (HOST_BY, SEAT), EXPIRED: (CLOCK,),
              STARTED: (SERVER, HOST_BY)}
 # The document's shape, as a JSON Schema (docs/format.md): the verifier's shape errors are its.
 SCHEMA_PATH = Path(__file__).parent / "schema" / "document.json"
+
+
+def format_version(game: Game) -> int:
+    """The format a game's document is in, for ever: 3 when its events carry nonces, 2 when it
+    has a salt only (a game imported from a format 2 document), else 1."""
+    if game.nonced:
+        return FORMAT_VERSION
+    return 2 if game.salt is not None else 1
 
 
 def unsigned(document: dict[str, Any]) -> bytes:
@@ -88,7 +103,7 @@ def build_document(game: Game, records: list[dict[str, Any]], sign, public_pem: 
     (service.audit.witnessing), as `log_witnessed`."""
     doc: dict[str, Any] = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION if game.salt is not None else 1,
+        "format_version": format_version(game),
         "game": game.KEY,
         "game_id": str(game.id),
         "players": list(game.players),
@@ -186,6 +201,7 @@ def verify(document: Any, trusted_keys: list[str] | None = None,
         _check_signature(document, verdict, trusted_keys, check_signature)
         _check_log(document, verdict, trusted_keys, check_signature)
     _check_chain(document, verdict)
+    _check_nonces(document, verdict)
     _check_annotations(document, verdict)
     _check_origin(document, verdict)
     _check_times(document, verdict)
@@ -367,7 +383,7 @@ def _check_times(doc: dict, verdict: Verdict) -> None:
 def _check_seed(doc: dict, verdict: Verdict) -> None:
     """The revealed seed (and salt, format 2) give the commitment the game showed from the start,
     and the document's setup is the creation event's."""
-    salt = doc.get("salt") if doc["format_version"] == 2 else None
+    salt = doc.get("salt") if doc["format_version"] >= 2 else None
     if seed_commitment(doc["seed"], salt) != doc["seed_commitment"]:
         formula = 'salt + ":" + str(seed)' if salt is not None else "str(seed)"
         verdict.add(None, "seed_mismatch",
@@ -405,11 +421,38 @@ def _check_chain(doc: dict, verdict: Verdict) -> None:
                         authors=", ".join(AUTHORS))
             return
         digest = event_hash(prev, version, record["type"], record["timestamp"], record["data"],
-                            by, record.get("shape", 1))
+                            by, record.get("shape", 1), record.get(NONCE))
         if record.get("hash") != digest:
             verdict.add(version, "chain_broken", N_("hash does not match the event's content"))
             return
         prev = digest
+
+
+def _check_nonces(doc: dict, verdict: Verdict) -> None:
+    """Format 3: every event that holds a secret (the game's declared secret fields) carries a
+    nonce of 64 hex digits, and no other does; formats 1 and 2 have none (docs/format.md,
+    "Commitment nonces"). A changed nonce breaks its link (chain_broken)."""
+    cls = game_class(doc["game"])  # a game this server knows: _check_shape
+    nonced = doc["format_version"] >= NONCED
+    for version, record in enumerate(doc["events"], start=1):
+        nonce = record.get(NONCE)
+        if not nonced:
+            if NONCE in record:
+                verdict.add(version, "nonce_unexpected",
+                            N_("the event has a nonce, which a format %(format)s document never "
+                               "has"), format=doc["format_version"])
+                return
+        elif holds_secrets(cls.SECRET_FIELDS, record["type"]):
+            if not is_nonce(nonce):
+                verdict.add(version, "nonce_missing",
+                            N_("%(event)s holds a secret, so in format %(format)s its link "
+                               "commits to it with a nonce of 64 lowercase hex digits, which it "
+                               "lacks"), event=record["type"], format=doc["format_version"])
+                return
+        elif NONCE in record:
+            verdict.add(version, "nonce_unexpected",
+                        N_("%(event)s holds no secret and has a nonce"), event=record["type"])
+            return
 
 
 ANNOTATION_FIELDS = ("id", "version", "kind", "text", "author", "timestamp", "event_hash",
@@ -489,7 +532,10 @@ def _rerun(doc: dict, verdict: Verdict, game_id: Any = None) -> Game | None:
     # Each event made in the shape it was recorded in (docs/format.md, "Event shapes"): a
     # document of an older release is compared with what that release recorded.
     shapes = (r.get("shape", 1) for r in records)
-    replay = Replay(timestamps=stamps, authors=authors, shapes=shapes, game_id=game_id)
+    # Each event made with the nonce it was recorded with (format 3), never a new draw.
+    nonces = (r.get(NONCE) for r in records)
+    replay = Replay(timestamps=stamps, authors=authors, shapes=shapes, nonces=nonces,
+                    game_id=game_id)
     try:
         if len(records) > 1 and records[1]["type"] == FORKED:
             game = _restart_fork(cls, setup, records[1]["data"], doc, replay)

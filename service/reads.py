@@ -215,7 +215,9 @@ def shown_event(game: Game, event: Any, viewer: Viewer, revealed: bool | None = 
 def redacted(game: Game, record: dict[str, Any], viewer: Viewer, revealed: bool | None = None
              ) -> dict[str, Any]:
     """An event's record as the log shows it to `viewer`: a new dict without the chain
-    links (the record itself is left as it was, for other viewers)."""
+    links and without the event's nonce (format 3: secret like the seed until the end, shown
+    only in the export and the replay; docs/format.md, "Commitment nonces"), the record itself
+    left as it was, for other viewers."""
     shown = {"version": record["version"], "type": record["type"],
              "timestamp": record["timestamp"],
              "data": game.redact(record["type"], record["data"], viewer, revealed)}

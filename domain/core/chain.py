@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from datetime import datetime
 from hashlib import sha256
 from json.encoder import c_make_encoder, encode_basestring
@@ -21,11 +22,29 @@ from domain.core.words import N_, Said
 # export or a re-import carries it unchanged.
 STORED_AS = "stored_as"
 
+# An event's commitment nonce (replay format 3, docs/format.md "Commitment nonces"): 32 random
+# bytes as 64 hex digits, drawn when an event that holds a secret is made, stored with it, covered
+# by its chain link and kept secret like the seed, so that no public hash (a receipt, a fork's
+# `parent.hash`) can be matched against guesses of the secret it covers. Events of formats 1 and 2
+# have none, and then none in their links.
+NONCE = "nonce"
+
+def new_nonce() -> str:
+    """A new secret nonce, drawn when an event that holds a secret is made in a game of format 3
+    (a replay or an import takes the recorded one instead: domain.core.replay.Replay.nonce)."""
+    return secrets.token_hex(32)
+
+
+def is_nonce(value: Any) -> bool:
+    """A nonce is 64 lowercase hex digits (32 bytes)."""
+    return type(value) is str and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
 # Attributes every stored event has that are bookkeeping, not the event's `data` (`by`: who
 # stored it, docs/api.md "Who did what"; events stored before it have none).
 META_FIELDS = frozenset(
     {"originator_id", "originator_version", "originator_topic", "timestamp", "prev_hash", "hash",
-     "by", STORED_AS}
+     "by", STORED_AS, NONCE}
 )
 
 # Who stored an event: a seat with its own token, the host for a seat, the server's bot, the
@@ -74,29 +93,32 @@ def timestamp_text(timestamp: datetime | str) -> str:
 
 
 def event_hash(prev_hash: str, version: int, type_: str, timestamp: str, data: dict,
-               by: str | None = None, shape: int = 1) -> str:
+               by: str | None = None, shape: int = 1, nonce: str | None = None) -> str:
     """The chain link of one event.
 
-    The canonical JSON of {version, type, timestamp, by, data, prev_hash, shape}, written out in
-    its sorted key order rather than built as a dict and sorted again for every event. An event
-    stored before `by` existed has none (None), and an event in its type's first shape has no
-    `shape`: their links are what they always were.
+    The canonical JSON of {version, type, timestamp, by, data, nonce, prev_hash, shape}, written
+    out in its sorted key order rather than built as a dict and sorted again for every event. An
+    event stored before `by` existed has none (None), an event in its type's first shape has no
+    `shape`, and an event of format 1 or 2 (or one that holds no secret) has no `nonce`: their
+    links are what they always were.
     """
     author = "" if by is None else f'"by":{canonical(by)},'
     form = "" if shape == 1 else f',"shape":{canonical(shape)}'
-    body = (f'{{{author}"data":{canonical(data)},"prev_hash":{canonical(prev_hash)}{form},'
+    salted = "" if nonce is None else f'"nonce":{canonical(nonce)},'
+    body = (f'{{{author}"data":{canonical(data)},{salted}"prev_hash":{canonical(prev_hash)}{form},'
             f'"timestamp":{canonical(timestamp)},"type":{canonical(type_)},'
             f'"version":{canonical(version)}}}')
     return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
 
 
 def linked(prev_hash: str, version: int, type_: str, timestamp: str, data: dict, by: str,
-           shape: int) -> str:
+           shape: int, nonce: str | None = None) -> str:
     """`event_hash` of an event the rules make (domain.core.fast_events): the same text, where
-    every argument is known to be of its type (`prev_hash`, `type_`, `timestamp` and `by`
-    strings, `version` and `shape` whole numbers), so each is written without asking."""
+    every argument is known to be of its type (`prev_hash`, `type_`, `timestamp`, `by` and a
+    `nonce` strings, `version` and `shape` whole numbers), so each is written without asking."""
     form = "" if shape == 1 else f',"shape":{shape}'
-    body = (f'{{"by":{encode_basestring(by)},"data":{_encode(data)},'
+    salted = "" if nonce is None else f'"nonce":{encode_basestring(nonce)},'
+    body = (f'{{"by":{encode_basestring(by)},"data":{_encode(data)},{salted}'
             f'"prev_hash":{encode_basestring(prev_hash)}{form},'
             f'"timestamp":{encode_basestring(timestamp)},"type":{encode_basestring(type_)},'
             f'"version":{version}}}')
@@ -139,7 +161,8 @@ def keep_stored(state: dict[str, Any], shape: int) -> None:
 def event_record(event: Any) -> dict:
     """One event as the log and the replay document show it (unredacted), as it was stored: its
     payload in the shape it was stored in, `shape` when that is not the first, `by` where the
-    event has one (events stored before it have none, and their records stay as they were)."""
+    event has one (events stored before it have none, and their records stay as they were),
+    `nonce` where it has one (format 3)."""
     record = {
         "version": event.originator_version,
         "type": type(event).__name__,
@@ -154,6 +177,9 @@ def event_record(event: Any) -> dict:
     shape = stored_shape(event)
     if shape != 1:
         record["shape"] = shape
+    nonce = event.__dict__.get(NONCE)
+    if nonce is not None:
+        record[NONCE] = nonce  # secret until the game is over: never in a redacted record
     return record
 
 

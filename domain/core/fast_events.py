@@ -27,8 +27,9 @@ from eventsourcing.domain import (
 from eventsourcing.utils import get_topic
 
 from domain.core import clocks
-from domain.core.chain import SERVER, event_hash, linked, timestamp_text
+from domain.core.chain import NONCE, SERVER, event_hash, linked, new_nonce, timestamp_text
 from domain.core.replay import Replay, upcast
+from domain.core.visibility import holds_secrets
 
 MOVE, OTHER_START = 1, 2  # what an event class's STARTS says (mutate, note_start)
 
@@ -75,6 +76,8 @@ class Applying:
         applier = _APPLIERS.get(type(self))
         if applier is None or aggregate is None:
             aggregate = super().mutate(aggregate)  # type: ignore[misc]
+            if NONCE in self.__dict__:  # the creation (and every secret) of a format 3 game
+                aggregate.nonced = True
         else:
             if self.originator_id != aggregate.id:
                 raise OriginatorIDError(self.originator_id, aggregate.id)
@@ -160,6 +163,11 @@ class Making:
         by = SERVER if replay is None or replay.authors is None else next(replay.authors, None)
         if replay is not None:
             replay.shape(event_class)  # the creation has one shape: another recorded is a mismatch
+        # Format 3 (every game the service creates, always with a salt): the creation's secrets
+        # (seed, salt, deal) committed with a nonce, and so every later secret (docs/format.md,
+        # "Commitment nonces"); a replay takes the recorded one.
+        salted = kwargs.get("salt") is not None
+        nonce = (new_nonce() if salted else None) if replay is None else replay.nonce(salted)
         if kwargs.get("salt") is None:
             # Format 1: the creation event has no salt field at all, so its data and hash stay
             # what they were before salts (the golden replays and old stores keep verifying).
@@ -170,7 +178,7 @@ class Making:
             kwargs.pop("bots", None)  # likewise: a game without bot seats records none
         prev = kwargs["seed_commitment"]
         digest = event_hash(prev, cls.INITIAL_VERSION, event_class.__name__,
-                            timestamp_text(timestamp), kwargs, by)
+                            timestamp_text(timestamp), kwargs, by, nonce=nonce)
         if id is None:
             id = (replay and replay.game_id) or cls.create_id()  # noqa: A001
         # Built as the store builds an event (the generated dataclass would require every
@@ -182,6 +190,8 @@ class Making:
             "hash": digest, **kwargs})
         if by is not None:
             created.__dict__["by"] = by
+        if nonce is not None:
+            created.__dict__[NONCE] = nonce
         game = created.mutate(None)
         if replay is not None:
             game._replay = replay
@@ -232,13 +242,19 @@ class Making:
             timestamp = self._modified_on
         # The command's sender (Game.execute) stores its first event; what follows, the server.
         prev, by, version = self.chain_hash, self.__dict__.pop("_by", SERVER), self._version + 1
+        # Format 3: an event that holds a secret commits to it with a new secret nonce; a game
+        # of an older format (or an event with no secret) asks nothing more.
+        nonce = (new_nonce() if self.nonced and holds_secrets(self.SECRET_FIELDS,
+                                                              event_class.__name__) else None)
         digest = linked(prev, version, event_class.__name__, timestamp.isoformat(), fields, by,
                         getattr(event_class, "class_version", 1) if applier is None
-                        else applier[2])
+                        else applier[2], nonce)
         new_event = object.__new__(event_class)
         object.__setattr__(new_event, "__dict__", {
             "originator_id": self.id, "originator_version": version, "timestamp": timestamp,
             "prev_hash": prev, "hash": digest, **fields, "by": by})
+        if nonce is not None:
+            new_event.__dict__[NONCE] = nonce
         if applier is None:
             new_event.mutate(self)
         else:  # mutate, written out for an event made here
@@ -253,9 +269,9 @@ class Making:
         self._pending_events.append(new_event)
 
     def _trigger_replayed(self, replay: Replay, event_class: Any, fields: dict[str, Any]) -> None:
-        """The event as the replay records it: its timestamp, its author, and its shape (an
-        older one: its payload as that release made it, from this game as it stands before
-        the event, by the type's `downcast_vM_vN(game, data)`), applied upcast."""
+        """The event as the replay records it: its timestamp, its author, its nonce (format 3)
+        and its shape (an older one: its payload as that release made it, from this game as it
+        stands before the event, by the type's `downcast_vM_vN(game, data)`), applied upcast."""
         shape, current = replay.shape(event_class), getattr(event_class, "class_version", 1)
         data = fields
         for newer in range(current, shape, -1):
@@ -268,12 +284,16 @@ class Making:
         else:
             by = next(replay.authors, None)
         prev = self.chain_hash
+        nonce = replay.nonce(self.nonced and holds_secrets(self.SECRET_FIELDS,
+                                                           event_class.__name__))
         digest = event_hash(prev, self.version + 1, event_class.__name__,
-                            timestamp_text(timestamp), data, by, shape)
+                            timestamp_text(timestamp), data, by, shape, nonce)
         state = {"originator_id": self.id, "originator_version": self.version + 1,
                  "timestamp": timestamp, "prev_hash": prev, "hash": digest, **data}
         if by is not None:
             state["by"] = by
+        if nonce is not None:
+            state[NONCE] = nonce
         new_event = built_event(event_class, upcast(event_class, state, shape))
         new_event.mutate(self)
         self._pending_events.append(new_event)

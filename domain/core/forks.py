@@ -26,7 +26,8 @@ class Forks:
     # (clocks.READY): the running clocks' start times are the parent's moments, not a table's.
     RECORD_FIELDS = frozenset({"players", "options", "seed", "seed_commitment", "salt", "deal",
                                "chain_hash", "parent", "clock", "clock_left", "clock_since",
-                               "expired", "bots", "family", "clocks_started", "handovers"})
+                               "expired", "bots", "family", "clocks_started", "handovers",
+                               "nonced"})
     parent = None  # a fork's {"game_id", "version", "hash"} of its parent's event; a class default
     # The sealed family a game belongs to (the id of the game first forked while its table was
     # secret), or None: a game forked in play, and every fork of a table not yet public, stay

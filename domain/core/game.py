@@ -20,7 +20,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import get_topic
 
 from domain.core import clocks
-from domain.core.chain import BOT, HOST_BY, SERVER, clone
+from domain.core.chain import BOT, HOST_BY, NONCE, SERVER, clone
 from domain.core.clocks import Clocked, check_clock
 from domain.core.dealing import check_salt, check_seed, seed_commitment
 from domain.core.errors import Aborted, BadCommand, BadSetup, GameFinished, NotYourTurn
@@ -78,6 +78,10 @@ class Game(Making, Forks, Seats, Clocked, Views, Aggregate):
     TRICKS = None  # (no annotation: see the note at the top of the class)
     aborted = False  # set by GameAborted; a class default, so games stored before it read False
     salt = None  # format 1 games (and their snapshots) have none: a class default
+    # Replay format 3: whether the game's events that hold secrets carry a nonce (its creation
+    # has one: fast_events.Applying.mutate); games of formats 1 and 2 (and their snapshots) read
+    # the default.
+    nonced = False
     # Receipts (docs/api.md): the seat whose move the events being applied follow, and each
     # seat's last move's last event as (version, hash). Bookkeeping of the record, not the table.
     _mover = None
@@ -195,6 +199,8 @@ class Game(Making, Forks, Seats, Clocked, Views, Aggregate):
                   "prev_hash": record["prev_hash"], "hash": record["hash"], **record["data"]}
         if record.get("by") is not None:
             fields["by"] = record["by"]
+        if record.get(NONCE) is not None:
+            fields[NONCE] = record[NONCE]
         if record["type"] == "Created":
             fields["originator_topic"] = get_topic(cls)
             return built_event(cls.Created, fields)

@@ -23,6 +23,14 @@ BASE_SECRET_FIELDS: dict[str, dict[str, str]] = {
     "Forked": {"table": HOST_ONLY}}
 
 
+def holds_secrets(secret_fields: dict[str, dict[str, str]], event_type: str) -> bool:
+    """Whether events of `event_type` have fields some viewer may not see. In replay format 3
+    their chain link also covers a secret nonce (domain.core.chain.NONCE), drawn when the event
+    is made and shown to nobody but the host until the game's secrets are public: redacted
+    records never carry it (service.reads.redacted), the export and the replay do."""
+    return bool(BASE_SECRET_FIELDS.get(event_type) or secret_fields.get(event_type))
+
+
 @dataclass(frozen=True)
 class Viewer:
     """Who is looking: a player by name, the host, or nobody in particular (a spectator).

@@ -39,7 +39,7 @@ def test_each_game_states_its_player_counts_and_options(spec):
 
 def test_the_document_formats_are_stated(spec):
     described = spec["components"]["schemas"]["Document"]["properties"]["format_version"]
-    assert described["enum"] == list(FORMAT_VERSIONS) == [1, 2]
+    assert described["enum"] == list(FORMAT_VERSIONS) == [1, 2, 3]
 
 
 def test_created_and_listed_games_link_to_every_game_route(spec):

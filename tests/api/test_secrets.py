@@ -219,8 +219,12 @@ def test_the_salt_is_as_secret_as_the_seed_until_the_end(client, key):
     game = client.post("/games", json={"game": key, "players": PLAYERS, "seed": 42,
                                        "options": SHORT_OPTIONS[key]}).get_json()
     gid = game["game_id"]
-    salt = client.get(f"/games/{gid}/export", headers=host(game)).get_json()["salt"]
+    exported = client.get(f"/games/{gid}/export", headers=host(game)).get_json()
+    salt = exported["salt"]
     assert re.fullmatch(r"[0-9a-f]{64}", salt)
+    # The nonces of the events that hold secrets (format 3, issue 32): kept like the salt.
+    nonces = [e["nonce"] for e in exported["events"] if "nonce" in e]
+    assert nonces
     # Check the commitment is salted: seed 42 is not found by trying small whole numbers.
     commitment = game["view"]["seed_commitment"]
     assert commitment == sha256(f"{salt}:42") != sha256("42")
@@ -232,13 +236,15 @@ def test_the_salt_is_as_secret_as_the_seed_until_the_end(client, key):
     for who, headers, token in seen_by_whom:
         for path, (status, text, body) in every_answer(client, gid, headers, token).items():
             assert salt not in text, f"{who} sees the salt through {path} ({status})"
-            assert not {"salt", "seed"} & keys_in(body), f"{who}: {path} ({status})"
+            assert not {"salt", "seed", "nonce"} & keys_in(body), f"{who}: {path} ({status})"
+            assert not any(n in text for n in nonces), f"{who} sees a nonce through {path}"
     # Check once the game is over everybody sees both, and the export verifies with them.
     play_over_rest(client, game, random.Random(2))
     view = client.get(f"/games/{gid}").get_json()
     assert (view["seed"], view["salt"]) == (42, salt)
     document = client.get(f"/games/{gid}/export").get_json()
-    assert (document["format_version"], document["salt"], document["seed"]) == (2, salt, 42)
+    assert (document["format_version"], document["salt"], document["seed"]) == (3, salt, 42)
+    assert [e["nonce"] for e in document["events"] if "nonce" in e][:len(nonces)] == nonces
     assert client.post("/replays/verify", json=document).get_json()["valid"] is True
     # Fail to pass off another salt: the seed no longer matches the commitment.
     document["salt"] = "0" * 64

@@ -28,7 +28,7 @@ def canonical_json(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-LINK = ("version", "type", "timestamp", "by", "shape", "data", "prev_hash")  # the page's
+LINK = ("version", "type", "timestamp", "by", "shape", "nonce", "data", "prev_hash")  # the page's
 
 
 def chain_holds(doc) -> bool:
@@ -96,7 +96,7 @@ def log_holds(doc, trusted_pems) -> bool:
 
 def seed_holds(doc) -> bool:
     # docs/format.md, "The seed commitment"
-    text = (doc["salt"] + ":" if doc["format_version"] == 2 else "") + str(doc["seed"])
+    text = (doc["salt"] + ":" if doc["format_version"] >= 2 else "") + str(doc["seed"])
     return hashlib.sha256(text.encode("utf-8")).hexdigest() == doc["seed_commitment"]
 
 
@@ -104,10 +104,11 @@ def test_the_page_has_the_snippets_this_test_follows():
     page = (ROOT / "docs" / "format.md").read_text("utf-8")
     assert 'json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)' in page
     assert re.search(r"prev \+ json\.dumps\(link, sort_keys=True", page)
-    assert 'LINK = ("version", "type", "timestamp", "by", "shape", "data", "prev_hash")' in page
+    assert 'LINK = ("version", "type", "timestamp", "by", "shape", "nonce", "data", "prev_hash")' in page
     assert "link = {k: event[k] for k in LINK if k in event}" in page
     assert 'node = hashlib.sha256(b"\\x00" + canonical_json(leaf).encode("utf-8")).digest()' in page
     assert '"shape": shape' in page
+    assert '"nonce": nonce' in page
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")

@@ -323,8 +323,9 @@ def test_a_keyword_not_listed_is_said_with_the_validator_s_words() -> None:
 SCHEMA_EDITS = {
     "required": (lambda d: d.pop("final"), '"final" is a required property',
                  '"final" ist eine Pflichteigenschaft'),
-    "enum": (lambda d: d.update(format_version=3), "at format_version: 3 is not one of 1 or 2",
-             "bei format_version: 3 ist keiner der Werte 1, 2"),
+    "enum": (lambda d: d.update(format_version=4),
+             "at format_version: 4 is not one of 1, 2 or 3",
+             "bei format_version: 4 ist keiner der Werte 1, 2, 3"),
     "minItems": (lambda d: d.update(events=[]), "at events: [] has less than 1 item",
                  "bei events: [] hat weniger Elemente als das Minimum 1"),
     "const": (lambda d: d["signature"].update(alg="rsa"),

@@ -143,7 +143,8 @@ def test_a_fork_with_another_table_than_its_parents_is_caught_by_the_parent(fami
     for record in forged["events"]:
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, record["version"], record["type"],
-                                           record["timestamp"], record["data"], record.get("by"))
+                                           record["timestamp"], record["data"], record.get("by"),
+                                           nonce=record.get("nonce"))
     resign(forged, signer)
     # Alone, the swapped hands may replay or not; against its parent the fork is proven false.
     verdict = check_fork(forged, parent, [signer.public_pem], check_signature)
@@ -163,7 +164,8 @@ def test_a_fork_seated_against_the_rules_is_named_not_a_crash(family, signer, pl
     for record in forged["events"]:
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, record["version"], record["type"],
-                                           record["timestamp"], record["data"], record.get("by"))
+                                           record["timestamp"], record["data"], record.get("by"),
+                                           nonce=record.get("nonce"))
     verdict = check(resign(forged, signer), signer)
     assert not verdict.valid and verdict.problems, verdict
 

@@ -55,7 +55,7 @@ def rechain(doc):
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, version, record["type"], record["timestamp"],
                                            record["data"], record.get("by"),
-                                           record.get("shape", 1))
+                                           record.get("shape", 1), record.get("nonce"))
     return doc
 
 

@@ -37,7 +37,7 @@ def golden() -> dict:
 
 @pytest.mark.parametrize("edit, words", [
     (lambda d: d.pop("final"), '"final" is a required property'),
-    (lambda d: d.update(format_version=3), "format_version: 3 is not one of"),
+    (lambda d: d.update(format_version=4), "format_version: 4 is not one of"),
     (lambda d: d.update(format_version=2), "\"salt\" is a required property"),
     (lambda d: d.update(seed_commitment=7), "seed_commitment: 7 is not of type"),
     (lambda d: d["events"][3].update(shape=1), "events/3/shape: 1 is less than the minimum"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import random
 from datetime import timedelta
 
@@ -12,6 +13,7 @@ import pytest
 from domain import game_class
 from domain.core import event_record
 from domain.core.game import Game
+from domain.core.replay import Replay
 from replays.document import build_document, verify
 from service.audit.signing import SigningKey, check_signature
 from tests.kit import played_document
@@ -27,11 +29,18 @@ def key(tmp_path):
 
 
 def played(key: SigningKey, game: str = "voodoo-prince", seed: int | str = 42,
-           salt: str | None = SALT, options: dict | None = None) -> dict:
+           salt: str | None = SALT, options: dict | None = None,
+           replay: Replay | None = None) -> dict:
     """A finished game played at random through the rules, as a signed document."""
     table = game_class(game).start(PLAYERS[game], seed=seed, salt=salt,
-                                   options=options or dict(game_class(game).SHORT_OPTIONS))
+                                   options=options or dict(game_class(game).SHORT_OPTIONS),
+                                   replay=replay)
     return played_document(table, random.Random(seed), key)
+
+
+def played_format_2(key: SigningKey, game: str = "voodoo-prince", seed: int = 42) -> dict:
+    """A finished game as the releases before format 3 made it: salted, no event nonces."""
+    return played(key, game, seed, replay=Replay(nonces=itertools.repeat(None)))
 
 
 def check(doc: dict, key: SigningKey):
@@ -135,8 +144,9 @@ def test_an_edited_resolution_is_still_named_at_the_resolution(key):
 # -- salts and the two formats --------------------------------------------------------------
 
 def test_format_2_commits_to_salt_and_seed(key):
-    doc = played(key)
+    doc = played_format_2(key)
     assert doc["format_version"] == 2 and doc["salt"] == SALT
+    assert not any("nonce" in e for e in doc["events"])
     assert doc["seed_commitment"] == hashlib.sha256(f"{SALT}:42".encode()).hexdigest()
     assert doc["events"][0]["data"]["salt"] == SALT
     assert check(doc, key).valid
@@ -187,11 +197,19 @@ def test_a_format_1_document_imports_and_exports_as_format_1(app, client):
     again = client.get(f"/games/{imported['game_id']}/export").get_json()
     assert again["format_version"] == 1 and "salt" not in again
     assert again["seed_commitment"] == doc["seed_commitment"]
-    # Check a format 2 document stays format 2, salt and all.
-    doc = played(server_key, "vampir")
+    # Check a format 2 document stays format 2, salt and all, its events without nonces.
+    doc = played_format_2(server_key, "vampir")
     imported = client.post("/games/import", json=doc).get_json()
     again = client.get(f"/games/{imported['game_id']}/export").get_json()
     assert (again["format_version"], again["salt"]) == (2, SALT)
+    assert not any("nonce" in e for e in again["events"])
+    # Check a format 3 document stays format 3, each event with the nonce it was recorded with.
+    doc = played(server_key, "vampir")
+    imported = client.post("/games/import", json=doc).get_json()
+    again = client.get(f"/games/{imported['game_id']}/export").get_json()
+    assert again["format_version"] == 3
+    assert [e.get("nonce") for e in again["events"]] == [e.get("nonce") for e in doc["events"]]
+    assert [e["hash"] for e in again["events"]] == [e["hash"] for e in doc["events"]]
 
 
 def test_an_import_refused_names_the_first_bad_version_once(app, client):

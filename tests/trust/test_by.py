@@ -77,7 +77,7 @@ def test_every_event_says_who_stored_it_everywhere_it_is_shown(client, played, s
     # Check the chain hashes `by` and the document verifies.
     for e in doc["events"]:
         assert e["hash"] == event_hash(e["prev_hash"], e["version"], e["type"], e["timestamp"],
-                                       e["data"], e["by"])
+                                       e["data"], e["by"], nonce=e.get("nonce"))
     verdict = verify(doc, [signer.public_pem], check_signature)
     assert verdict.valid, verdict.problems
 
@@ -97,7 +97,8 @@ def forged(doc: dict, signer, version: int, by: str | None) -> dict:
     for record in doc["events"]:
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, record["version"], record["type"],
-                                           record["timestamp"], record["data"], record.get("by"))
+                                           record["timestamp"], record["data"], record.get("by"),
+                                           nonce=record.get("nonce"))
     doc.pop("log", None)  # its inclusion proof names the old last hash (the log's test forges it)
     doc["signature"]["value"] = signer.sign(unsigned(doc))
     return doc

@@ -43,7 +43,8 @@ def rechained(doc: dict, signer) -> dict:
     for record in doc["events"]:
         record["prev_hash"] = prev
         record["hash"] = prev = event_hash(prev, record["version"], record["type"],
-                                           record["timestamp"], record["data"], record.get("by"))
+                                           record["timestamp"], record["data"], record.get("by"),
+                                           nonce=record.get("nonce"))
     doc.pop("log", None)
     doc["signature"]["value"] = signer.sign(unsigned(doc))
     return doc

@@ -54,12 +54,12 @@ def test_event_hash_is_the_api_md_formula(prev, version, type_, timestamp, data)
 @settings(max_examples=200)
 @given(st.text(), st.integers(min_value=1), st.text(), st.text(),
        st.dictionaries(st.text(), json_values, max_size=4), st.text(),
-       st.integers(min_value=1, max_value=9))
-def test_the_rules_links_are_event_hash(prev, version, type_, timestamp, data, by, shape):
+       st.integers(min_value=1, max_value=9), st.none() | st.text())
+def test_the_rules_links_are_event_hash(prev, version, type_, timestamp, data, by, shape, nonce):
     # The link of an event the rules make (domain/core/fast_events.py) is written out for
-    # speed: check it is the formula's, `by` and `shape` included.
-    assert linked(prev, version, type_, timestamp, data, by, shape) == event_hash(
-        prev, version, type_, timestamp, data, by, shape)
+    # speed: check it is the formula's, `by`, `shape` and a format 3 `nonce` included.
+    assert linked(prev, version, type_, timestamp, data, by, shape, nonce) == event_hash(
+        prev, version, type_, timestamp, data, by, shape, nonce)
 
 
 def _played(game_key: str, steps: int) -> object:
@@ -87,7 +87,8 @@ def test_events_rebuild_the_same_aggregate(game_key):
         record = event_record(stored)
         assert record["prev_hash"] == prev
         assert event_hash(prev, record["version"], record["type"], record["timestamp"],
-                          record["data"], record["by"], record.get("shape", 1)) == record["hash"]
+                          record["data"], record["by"], record.get("shape", 1),
+                          record.get("nonce")) == record["hash"]
         prev = record["hash"]
 
 

@@ -134,7 +134,7 @@ def check_event_hashes(table: Table) -> None:
     for event in table.events:
         digest = event_hash(event.prev_hash, event.originator_version, type(event).__name__,
                             timestamp_text(event.timestamp), event_data(event),
-                            event.__dict__.get("by"))
+                            event.__dict__.get("by"), nonce=event.__dict__.get("nonce"))
         assert digest == event.hash, f"event {event.originator_version} was mutated"
 
 
