@@ -31,11 +31,14 @@ CREATING = frozenset({("games.GameCollection", "POST"), ("replays.ImportReplay",
                       ("arbiter.Fork", "POST")})
 # a rematch makes a game only when the finished game has none yet
 REMATCH = ("table.Rematch", "POST")
+# the reads whose cost grows with the game (issue 32, item 8)
+HEAVY_READS = ("play.NarrationResource", "viewer.viewer_page", "replays.Export",
+               "games.ReplayStep")
 KEY_HEADER = "Gruft-Create-Key"  # the creation key beside a bearer token that is not it (forks)
 
 
 def init_app(app: Flask) -> Limiter | None:
-    """Guard the creating routes (call after the blueprints are registered)."""
+    """Guard the creating routes and the heavy reads (call after the blueprints are registered)."""
     config = settings(app)
     key = config.create_key
     if key:
@@ -47,7 +50,8 @@ def init_app(app: Flask) -> Limiter | None:
                                       "or '%(key_header)s: <key>'"), key_header=KEY_HEADER)
 
     limit = config.create_limit or OFF
-    if limit == OFF:
+    reads = config.read_limit or OFF
+    if limit == OFF and reads == OFF:
         return None
     limiter = Limiter(
         get_remote_address, app=app,
@@ -57,6 +61,15 @@ def init_app(app: Flask) -> Limiter | None:
         # Redis unreachable: count in memory meanwhile rather than answer 500 to every creation.
         in_memory_fallback_enabled=True,
     )
+    if reads != OFF:
+        heavy = limiter.shared_limit(reads, scope="read",
+                                     error_message="too many narrations, viewer pages, exports or "
+                                                   f"replay steps asked from this address (at most "
+                                                   f"{reads})")
+        for endpoint in HEAVY_READS:
+            app.view_functions[endpoint] = heavy(app.view_functions[endpoint])
+    if limit == OFF:
+        return limiter
     shared = limiter.shared_limit(limit, scope="create", methods=["POST"],
                                   error_message="too many games created, imported or forked from "
                                                 f"this address (at most {limit})")

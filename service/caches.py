@@ -88,6 +88,20 @@ REMATCHES = Cache(
     holds="a finished game's rematch, by game id",
     entries=10_000,
     invalidated="never stale: a rematch, once made, is never changed")
+NARRATORS = Cache(
+    where="service.reads:Reads._learned",
+    holds="what a viewer's narrator had learned (the context later texts need: a trick, a "
+          "ring) at up to four versions of a game, by game id, viewer and whether it is revealed",
+    entries=1_024,
+    invalidated="never stale: a context is keyed by the version it was learned at, and stored "
+                "events never change; the least recently used are dropped past the bound")
+EXPORTS = Cache(
+    where="api.replays:Documents._sent",
+    holds="a finished game's export as sent (JSON), by game id, version, signing key and a hash "
+          "of its annotations, log proofs and origin",
+    bytes=64 << 20,
+    invalidated="never stale: keyed by everything the document is made of (a new annotation or "
+                "proof makes a new key); the least recently used are dropped past the bound")
 RECEIPTS = Cache(
     where="service.audit.receipts:Receipts._signed",
     holds="a signed receipt, by game id and version",
