@@ -102,6 +102,13 @@ EXPORTS = Cache(
     bytes=64 << 20,
     invalidated="never stale: keyed by everything the document is made of (a new annotation or "
                 "proof makes a new key); the least recently used are dropped past the bound")
+VIEWER_EVENTS = Cache(
+    where="api.viewer:Described._texts",
+    holds="a game's events in words as the replay viewer's page carries them (JSON), by game id, "
+          "version and language",
+    bytes=64 << 20,
+    invalidated="never stale: keyed by the version they describe, and stored events never "
+                "change; the least recently used are dropped past the bound")
 RECEIPTS = Cache(
     where="service.audit.receipts:Receipts._signed",
     holds="a signed receipt, by game id and version",

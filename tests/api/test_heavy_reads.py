@@ -5,7 +5,9 @@ address looping on them is refused (429 with Retry-After) while every other is s
 
 from __future__ import annotations
 
+import json
 import random
+import re
 
 import pytest
 
@@ -112,6 +114,39 @@ def test_a_finished_games_export_is_kept(app, client):
     third = client.get(f"/games/{gid}/export").get_json()
     assert [a["text"] for a in third["annotations"]] == ["the deal"]
     assert games.reads.records_read > read
+
+
+def viewer_data(html: str) -> dict:
+    found = re.search(r'<script type="application/json" id="viewer-data">(.*?)</script>', html,
+                      re.S)
+    assert found, html[:200]
+    return json.loads(found.group(1))
+
+
+def test_a_long_games_viewer_page_is_described_once_per_version(app, client):
+    created = long_game(app, client, 3000)
+    gid, host = created["game_id"], bearer(created["host_token"])
+    reads = app.extensions["gruft"].reads
+    first = client.get(f"/games/{gid}/viewer", headers=host)
+    assert first.status_code == 200
+    data = viewer_data(first.get_data(as_text=True))
+    version = app.extensions["gruft"].game(gid).version
+    assert [e["version"] for e in data["events"]] == list(range(1, version + 1))
+    assert data["starts"] and "Played" in data["event_types"]
+    # Check the same page again is told from what was kept: the log is not read.
+    read = reads.records_read
+    again = client.get(f"/games/{gid}/viewer", headers=host)
+    assert reads.records_read == read
+    assert viewer_data(again.get_data(as_text=True)) == data
+    # In another language it is described again, in that language.
+    german = viewer_data(client.get(f"/games/{gid}/viewer?lang=de", headers=host
+                                    ).get_data(as_text=True))
+    assert reads.records_read == read + 1
+    assert german["events"][0]["text"] != data["events"][0]["text"]
+    # One move later: the page describes the new version.
+    step(app, gid)
+    newer = viewer_data(client.get(f"/games/{gid}/viewer", headers=host).get_data(as_text=True))
+    assert len(newer["events"]) == version + 1 and newer["version"] == version + 1
 
 
 @pytest.fixture
