@@ -11,6 +11,7 @@ and are served with the page, including each event as every player saw it then.
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,7 @@ from domain.core.narration import describe
 from domain.core.words import N_
 from service import Forbidden, GameNotFound, Unauthorized
 from service.audit.arbiter import shown
-from service.caches import VIEWER_EVENTS, BytesLRU
+from service.caches import VIEWER_EVENTS, VIEWER_PAGES, BytesLRU
 
 blp = GruftBlueprint("viewer", __name__, description="The web replay viewer (HTML pages)",
                 template_folder="templates", static_folder="static",
@@ -129,9 +130,20 @@ def viewer_page(game_id: str):
     # The described events join the page's data as JSON kept per version and language.
     told = described(game)
     data.update(event_types=told.event_types, starts=told.starts)
-    script_data = Markup(f'{script_json(data)[:-1]}, "events": {told.events}}}')
+    small = script_json(data)
+    # A page that carries no token is the same for everyone who asks it in this language at this
+    # address: kept whole (its data, annotations and forks included, by their hash).
+    page = None if data["token"] is not None else (
+        game.id, game.version, language(), request.script_root, request.full_path,
+        hashlib.sha256(small.encode()).hexdigest())
+    if page is not None:
+        with suppress(KeyError):
+            return DESCRIBED.page(page), 200, SECURITY_HEADERS
+    script_data = Markup(f'{small[:-1]}, "events": {told.events}}}')
     html = render_template("viewer.html", data=data, script_data=script_data,
                            title=data["title"])
+    if page is not None:
+        DESCRIBED.keep_page(page, html)
     return html, 200, SECURITY_HEADERS
 
 
@@ -155,6 +167,14 @@ class Described:
 
     def __init__(self) -> None:
         self._texts: BytesLRU[tuple[UUID, int, str], Told] = BytesLRU(VIEWER_EVENTS, Told.size)
+        self._pages: BytesLRU[tuple[Any, ...], str] = BytesLRU(VIEWER_PAGES, len)
+
+    def page(self, key: tuple[Any, ...]) -> str:
+        """A whole page that carries no token."""
+        return self._pages.get(key)
+
+    def keep_page(self, key: tuple[Any, ...], html: str) -> None:
+        self._pages.put(key, html)
 
     def get(self, key: tuple[UUID, int, str]) -> Told:
         return self._texts.get(key)

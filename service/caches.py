@@ -109,6 +109,13 @@ VIEWER_EVENTS = Cache(
     bytes=64 << 20,
     invalidated="never stale: keyed by the version they describe, and stored events never "
                 "change; the least recently used are dropped past the bound")
+VIEWER_PAGES = Cache(
+    where="api.viewer:Described._pages",
+    holds="a replay viewer's page that carries no token (HTML), by game id, version, language, "
+          "address and a hash of its data beside the events (annotations, forks)",
+    bytes=32 << 20,
+    invalidated="never stale: keyed by all the page is made of; the least recently used are "
+                "dropped past the bound")
 RECEIPTS = Cache(
     where="service.audit.receipts:Receipts._signed",
     holds="a signed receipt, by game id and version",

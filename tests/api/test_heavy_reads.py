@@ -88,7 +88,7 @@ def test_the_newest_events_are_told_without_walking_the_log(app, client):
     assert [t["version"] for t in mine] == [newest]
 
 
-def test_a_finished_games_export_is_kept(app, client):
+def test_a_finished_games_export_and_page_are_kept(app, client):
     created = client.post("/games", json={**LONG, "options": {"phases": 1}}).get_json()
     gid = created["game_id"]
     games = app.extensions["gruft"]
@@ -107,13 +107,19 @@ def test_a_finished_games_export_is_kept(app, client):
     again = client.get(export)
     assert again.get_data() == first.get_data()
     assert games.reads.records_read == read  # answered from the cache, the log not read
-    # An annotation changes the document: it is built again.
+    # The public page too: the second is the first, kept whole.
+    page = client.get(f"/games/{gid}/viewer").get_data(as_text=True)
+    assert client.get(f"/games/{gid}/viewer").get_data(as_text=True) == page
+    assert viewer_data(page)["annotations"] == []
+    # An annotation changes the document and the page: they are built again.
     answer = client.post(f"/games/{gid}/annotations", headers=bearer(created["host_token"]),
                          json={"version": 1, "text": "the deal"})
     assert answer.status_code == 201, answer.get_json()
     third = client.get(f"/games/{gid}/export").get_json()
     assert [a["text"] for a in third["annotations"]] == ["the deal"]
     assert games.reads.records_read > read
+    page = client.get(f"/games/{gid}/viewer").get_data(as_text=True)
+    assert [a["text"] for a in viewer_data(page)["annotations"]] == ["the deal"]
 
 
 def viewer_data(html: str) -> dict:

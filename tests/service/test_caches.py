@@ -262,6 +262,7 @@ KEPT: dict[str, Callable[..., int]] = {
     "NARRATORS": lambda games: games.reads._learned.maxsize,
     "EXPORTS": lambda games: Documents()._sent.bound,
     "VIEWER_EVENTS": lambda games: Described()._texts.bound,
+    "VIEWER_PAGES": lambda games: Described()._pages.bound,
     "RECEIPTS": lambda games: Receipts(lambda data: "sig", "key")._signed.maxsize,
     "REVEALED": lambda games: games.reads.seals._revealed.maxsize,
     "CREDENTIALS": lambda games: games.access._credentials.maxsize,
