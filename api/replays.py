@@ -98,7 +98,7 @@ class Export(MethodView):
                                   witnessed=witnessed)
         if made_of is None:
             return document
-        body = current_app.json.dumps(schemas.Document().dump(document)).encode()
+        body = current_app.json.response(schemas.Document().dump(document)).get_data()
         DOCUMENTS.put(made_of, body)
         return current_app.response_class(body, mimetype="application/json")
 
