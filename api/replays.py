@@ -75,7 +75,7 @@ def verdict_of_body() -> dict:
 @blp.route("/games/<game_id>/export")
 class Export(MethodView):
     @blp.response(200, schemas.Document)
-    @_documented(401, 403, 404)
+    @_documented(401, 403, 404, 429)
     def get(self, game_id):
         """The signed replay document (host any time, anyone once finished)."""
         game = games().reads.replay_game(game_id, viewer(game_id), N_("the export"))

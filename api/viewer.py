@@ -104,7 +104,8 @@ def game_list():
     methods=["GET", "POST"])
 @blp.doc(responses={200: HTML_PAGE, 401: {"description": "unauthorized"},
                     403: {"description": "forbidden: in progress and not the host"},
-                    404: {"description": "not_found"}})
+                    404: {"description": "not_found"},
+                    429: {"description": "rate_limited (GRUFT_READ_LIMIT)"}})
 def viewer_page(game_id: str):
     """A web page that steps through a game (host any time, anyone once it is finished).
 
