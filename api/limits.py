@@ -12,12 +12,16 @@ or, beside a fork's host token, as `Gruft-Create-Key: <key>` (else 401).
 
 from __future__ import annotations
 
+import functools
 import hmac
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from api.holds import READ, READS
 from api.settings import settings
 from domain.core.words import N_
 from service import Unauthorized
@@ -49,6 +53,8 @@ def init_app(app: Flask) -> Limiter | None:
                                       "the server's creation key: 'Authorization: Bearer <key>' "
                                       "or '%(key_header)s: <key>'"), key_header=KEY_HEADER)
 
+    for endpoint in HEAVY_READS:  # at most GRUFT_READS_PER_ADDRESS at once (api.holds)
+        app.view_functions[endpoint] = held(app.view_functions[endpoint])
     limit = config.create_limit or OFF
     reads = config.read_limit or OFF
     if limit == OFF and reads == OFF:
@@ -82,6 +88,15 @@ def init_app(app: Flask) -> Limiter | None:
                                                     f"{limit})")
     app.view_functions[REMATCH[0]] = rematching(app.view_functions[REMATCH[0]])
     return limiter
+
+
+def held(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A heavy read that holds one of its address's places in this worker while it runs."""
+    @functools.wraps(view)
+    def holding(*args: Any, **kwargs: Any) -> Any:
+        with READS.holding(READ):
+            return view(*args, **kwargs)
+    return holding
 
 
 def _creating() -> bool:

@@ -188,3 +188,35 @@ def test_heavy_reads_are_limited_per_address(limited):
                       ).get_json()["moves"][0]
     answer = client.post(f"/games/{gid}/commands", headers=seat, json=move, environ_base=busy)
     assert answer.status_code == 200, answer.get_json()
+
+
+def test_an_address_has_few_heavy_reads_under_way_at_once(sqlite_env):
+    """An address asking many games' first pages at once takes GRUFT_READS_PER_ADDRESS threads of
+    a worker, not all of them: past that, 429 with Retry-After; other addresses are served."""
+    from api.holds import READ, READS
+
+    app = create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_READS_PER_ADDRESS": "1"})
+    try:
+        client = app.test_client()
+        created = client.post("/games", json={"game": "vampiring", "players": ["Ann", "Ben"]}
+                              ).get_json()
+        gid, host = created["game_id"], bearer(created["host_token"])
+        busy, bystander = {"REMOTE_ADDR": "10.0.0.3"}, {"REMOTE_ADDR": "10.0.0.4"}
+        heavy = [f"/games/{gid}/narration", f"/games/{gid}/export", f"/games/{gid}/replay/1",
+                 f"/games/{gid}/viewer"]
+        READS.take(READ, "10.0.0.3", None, 1)  # a read of that address under way
+        try:
+            for path in heavy:
+                answer = client.get(path, headers=host, environ_base=busy)
+                error = assert_error(answer, 429, "rate_limited")
+                assert "under way" in error["message"]
+                assert int(answer.headers["Retry-After"]) > 0
+                assert client.get(path, headers=host, environ_base=bystander).status_code == 200
+            assert client.get(f"/games/{gid}", environ_base=busy).status_code == 200
+        finally:
+            READS.give(READ, "10.0.0.3")
+        # Check once it is answered, the address reads again.
+        for path in heavy:
+            assert client.get(path, headers=host, environ_base=busy).status_code == 200, path
+    finally:
+        app.extensions["gruft"].close()
