@@ -124,7 +124,7 @@ class Settings:
     verify_per_address: int = _setting("GRUFT_VERIFY_PER_ADDRESS", "1", _whole(0))
     create_limit: str = _setting("GRUFT_CREATE_LIMIT", "60/minute")
     create_key: str | None = _setting("GRUFT_CREATE_KEY", None)
-    read_limit: str = _setting("GRUFT_READ_LIMIT", "20/second;600/minute")
+    read_limit: str = _setting("GRUFT_READ_LIMIT", "10/second;600/minute")
     ratelimit_storage: str = _setting("GRUFT_RATELIMIT_STORAGE", "memory://")
     ratelimit_prefix: str = _setting("GRUFT_RATELIMIT_PREFIX", "gruft")
     cors_origins: tuple[str, ...] = _setting("GRUFT_CORS_ORIGINS", "", _origins)
