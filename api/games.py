@@ -140,7 +140,7 @@ class Events(MethodView):
 @blp.route("/games/<game_id>/replay/<int:n>")
 class ReplayStep(MethodView):
     @blp.response(200, schemas.ReplayStep)
-    @documented(401, 403, 404)
+    @documented(401, 403, 404, 429)
     def get(self, game_id, n):
         """The full state after the first n events (host, or anyone once finished)."""
         return games().reads.replay(game_id, viewer(game_id), n)

@@ -25,13 +25,17 @@ from api.settings import settings
 from domain.core.words import N_, Phrase
 from service import operator_metrics
 
-STREAM, POLL = "stream", "long poll"
+STREAM, POLL, READ = "stream", "long poll", "heavy read"
 OPEN = {STREAM: operator_metrics.STREAMS_OPEN, POLL: operator_metrics.POLLS_OPEN}  # for GET /metrics
-PER_ADDRESS = {STREAM: "streams_per_address", POLL: "polls_per_address"}  # Settings' fields
+PER_ADDRESS = {STREAM: "streams_per_address", POLL: "polls_per_address",
+               READ: "reads_per_address"}  # Settings' fields
 TOO_MANY = {STREAM: N_("this address holds %(n)s streams open on this worker already, as many "
                        "as one address may; close one or try again later"),
             POLL: N_("this address holds %(n)s long polls open on this worker already, as many "
-                     "as one address may; close one or try again later")}
+                     "as one address may; close one or try again later"),
+            READ: N_("this address has %(n)s narrations, viewer pages, exports or replay steps "
+                     "under way on this worker already, as many as one address may; try again "
+                     "when one is answered")}
 
 
 class Holds:
@@ -54,11 +58,13 @@ class Holds:
                               "again shortly")), retry_after=RETRY_AFTER_SECONDS)
             self.open += 1
             self._by[kind, address] += 1
-        OPEN[kind].inc()
+        if kind in OPEN:
+            OPEN[kind].inc()
 
     def give(self, kind: str, address: str) -> None:
         """One ended."""
-        OPEN[kind].dec()
+        if kind in OPEN:
+            OPEN[kind].dec()
         with self._lock:
             self.open -= 1
             self._by[kind, address] -= 1
@@ -67,9 +73,10 @@ class Holds:
 
     @contextmanager
     def holding(self, kind: str) -> Iterator[None]:
-        """Hold one place for this request while inside (see `take`)."""
+        """Hold one place for this request while inside (see `take`); a heavy read counts only
+        against its address's share."""
         address = client_address()
-        self.take(kind, address, holds_max(), per_address(kind))
+        self.take(kind, address, None if kind == READ else holds_max(), per_address(kind))
         try:
             yield
         finally:
@@ -77,6 +84,8 @@ class Holds:
 
 
 HOLDS = Holds()  # this process's
+# The heavy reads under way (issue 32, item 8), apart: they never take a stream's place.
+READS = Holds()
 
 
 def client_address() -> str:

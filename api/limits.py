@@ -12,12 +12,16 @@ or, beside a fork's host token, as `Gruft-Create-Key: <key>` (else 401).
 
 from __future__ import annotations
 
+import functools
 import hmac
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from api.holds import READ, READS
 from api.settings import settings
 from domain.core.words import N_
 from service import Unauthorized
@@ -31,11 +35,14 @@ CREATING = frozenset({("games.GameCollection", "POST"), ("replays.ImportReplay",
                       ("arbiter.Fork", "POST")})
 # a rematch makes a game only when the finished game has none yet
 REMATCH = ("table.Rematch", "POST")
+# the reads whose cost grows with the game (issue 32, item 8)
+HEAVY_READS = ("play.NarrationResource", "viewer.viewer_page", "replays.Export",
+               "games.ReplayStep")
 KEY_HEADER = "Gruft-Create-Key"  # the creation key beside a bearer token that is not it (forks)
 
 
 def init_app(app: Flask) -> Limiter | None:
-    """Guard the creating routes (call after the blueprints are registered)."""
+    """Guard the creating routes and the heavy reads (call after the blueprints are registered)."""
     config = settings(app)
     key = config.create_key
     if key:
@@ -46,8 +53,11 @@ def init_app(app: Flask) -> Limiter | None:
                                       "the server's creation key: 'Authorization: Bearer <key>' "
                                       "or '%(key_header)s: <key>'"), key_header=KEY_HEADER)
 
+    for endpoint in HEAVY_READS:  # at most GRUFT_READS_PER_ADDRESS at once (api.holds)
+        app.view_functions[endpoint] = held(app.view_functions[endpoint])
     limit = config.create_limit or OFF
-    if limit == OFF:
+    reads = config.read_limit or OFF
+    if limit == OFF and reads == OFF:
         return None
     limiter = Limiter(
         get_remote_address, app=app,
@@ -57,6 +67,15 @@ def init_app(app: Flask) -> Limiter | None:
         # Redis unreachable: count in memory meanwhile rather than answer 500 to every creation.
         in_memory_fallback_enabled=True,
     )
+    if reads != OFF:
+        heavy = limiter.shared_limit(reads, scope="read",
+                                     error_message="too many narrations, viewer pages, exports or "
+                                                   f"replay steps asked from this address (at most "
+                                                   f"{reads})")
+        for endpoint in HEAVY_READS:
+            app.view_functions[endpoint] = heavy(app.view_functions[endpoint])
+    if limit == OFF:
+        return limiter
     shared = limiter.shared_limit(limit, scope="create", methods=["POST"],
                                   error_message="too many games created, imported or forked from "
                                                 f"this address (at most {limit})")
@@ -69,6 +88,15 @@ def init_app(app: Flask) -> Limiter | None:
                                                     f"{limit})")
     app.view_functions[REMATCH[0]] = rematching(app.view_functions[REMATCH[0]])
     return limiter
+
+
+def held(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A heavy read that holds one of its address's places in this worker while it runs."""
+    @functools.wraps(view)
+    def holding(*args: Any, **kwargs: Any) -> Any:
+        with READS.holding(READ):
+            return view(*args, **kwargs)
+    return holding
 
 
 def _creating() -> bool:

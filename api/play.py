@@ -324,6 +324,7 @@ class NarrationResource(MethodView):
     @blp.alt_response(400, schema=Error, description="bad_request")
     @blp.alt_response(401, schema=Error, description="unauthorized")
     @blp.alt_response(404, schema=Error, description="not_found")
+    @blp.alt_response(429, schema=Error, description="rate_limited (GRUFT_READ_LIMIT)")
     def get(self, query, game_id):
         """The log in plain words (as the replay viewer tells it), as the caller may see it.
 

@@ -11,14 +11,20 @@ and are served with the page, including each event as every player saw it then.
 
 from __future__ import annotations
 
+import hashlib
+from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
-from flask import render_template, request, url_for
+from flask import current_app, render_template, request, url_for
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 
 from api.auth import query_token, request_token
 from api.errors import GruftBlueprint, error_response
 from api.games import games
-from api.i18n import error_text, narration_words
+from api.i18n import error_text, language, narration_words
 from api.reads import games_page
 from api.schemas import MAX_CURSOR
 from domain import GAMES, available_games, game_class
@@ -29,6 +35,7 @@ from domain.core.narration import describe
 from domain.core.words import N_
 from service import Forbidden, GameNotFound, Unauthorized
 from service.audit.arbiter import shown
+from service.caches import VIEWER_EVENTS, VIEWER_PAGES, BytesLRU
 
 blp = GruftBlueprint("viewer", __name__, description="The web replay viewer (HTML pages)",
                 template_folder="templates", static_folder="static",
@@ -97,7 +104,8 @@ def game_list():
     methods=["GET", "POST"])
 @blp.doc(responses={200: HTML_PAGE, 401: {"description": "unauthorized"},
                     403: {"description": "forbidden: in progress and not the host"},
-                    404: {"description": "not_found"}})
+                    404: {"description": "not_found"},
+                    429: {"description": "rate_limited (GRUFT_READ_LIMIT)"}})
 def viewer_page(game_id: str):
     """A web page that steps through a game (host any time, anyone once it is finished).
 
@@ -110,51 +118,120 @@ def viewer_page(game_id: str):
         token = query_token(request.form.get("token"))
     who = games().access.authenticate(game_id, token)
     try:
-        game, records = games().reads.replay_records(game_id, who, N_("This game's replay"))
+        game = games().reads.replay_game(game_id, who, N_("This game's replay"))
     except Forbidden as err:
         raise Forbidden(N_("%(err)s; the host can watch it now from the host's page."),
                         err=err) from None
     # The script needs the token while the JSON endpoints still ask for it (in play, or sealed:
     # service.audit.seals), and the host's for what only the host does (forking).
     open_to_all = games().reads.seals.revealed(game)
-    data = page_data(game, records, token=token if who.host or not open_to_all else None)
+    data = page_data(game, token=token if who.host or not open_to_all else None)
     data["host"] = who.host
     data["fork_url"] = url_for("arbiter.Fork", game_id=game.id)
-    html = render_template("viewer.html", data=data, title=data["title"])
+    # The described events join the page's data as JSON kept per version and language.
+    told = described(game)
+    data.update(event_types=told.event_types, starts=told.starts)
+    small = script_json(data)
+    # A page that carries no token is the same for everyone who asks it in this language at this
+    # address: kept whole (its data, annotations and forks included, by their hash).
+    page = None if data["token"] is not None else (
+        game.id, game.version, language(), request.script_root, request.full_path,
+        hashlib.sha256(small.encode()).hexdigest())
+    if page is not None:
+        with suppress(KeyError):
+            return DESCRIBED.page(page), 200, SECURITY_HEADERS
+    script_data = Markup(f'{small[:-1]}, "events": {told.events}}}')
+    html = render_template("viewer.html", data=data, script_data=script_data,
+                           title=data["title"])
+    if page is not None:
+        DESCRIBED.keep_page(page, html)
     return html, 200, SECURITY_HEADERS
 
 
-def page_data(game: Game, records: list[dict[str, Any]], token: str | None) -> dict[str, Any]:
-    """Everything the page's script starts from: the game, its described events, the token.
+@dataclass(frozen=True)
+class Told:
+    """A game's events in words as the page carries them: `events` as HTML-safe JSON."""
 
-    The page is shown only to who may replay the game (it sees every event whole), so each
-    event names the players it concerns as the log's ?player= filter would for them; `starts`
-    are the steps where each phase, round, trick or turn begins (domain.core.landmarks).
-    """
+    events: str
+    event_types: list[str]
+    starts: list[dict[str, Any]]
+
+    def size(self) -> int:
+        """About the bytes it holds."""
+        return len(self.events) + 100 * (len(self.event_types) + len(self.starts))
+
+
+class Described:
+    """Games' described events as the viewer's page carries them, by game id, version and
+    language (service.caches.VIEWER_EVENTS): a long game's page is described once per version,
+    not on each ask (issue 32, item 8: a 4,904-event page took 568 ms)."""
+
+    def __init__(self) -> None:
+        self._texts: BytesLRU[tuple[UUID, int, str], Told] = BytesLRU(VIEWER_EVENTS, Told.size)
+        self._pages: BytesLRU[tuple[Any, ...], str] = BytesLRU(VIEWER_PAGES, len)
+
+    def page(self, key: tuple[Any, ...]) -> str:
+        """A whole page that carries no token."""
+        return self._pages.get(key)
+
+    def keep_page(self, key: tuple[Any, ...], html: str) -> None:
+        self._pages.put(key, html)
+
+    def get(self, key: tuple[UUID, int, str]) -> Told:
+        return self._texts.get(key)
+
+    def put(self, key: tuple[UUID, int, str], told: Told) -> None:
+        self._texts.put(key, told)
+
+
+DESCRIBED = Described()
+
+
+def described(game: Game) -> Told:
+    """A game at hand's events in words in the page's language, each naming the players it
+    concerns; the event types it holds and where each part begins."""
+    key = (game.id, game.version, language())
+    with suppress(KeyError):
+        return DESCRIBED.get(key)
+    records = games().reads.records_of(game)
     players = list(game.players)
     said, said_plural = narration_words()  # in the page's language
     events = describe(type(game), records, players, dict(game.options), gettext=said,
                       ngettext=said_plural)
+    # The page is shown only to who may replay the game (it sees every event whole), so each
+    # event names the players it concerns as the log's ?player= filter would for them; `starts`
+    # are the steps where each phase, round, trick or turn begins (domain.core.landmarks).
     for item, record in zip(events, records, strict=True):
         item["players"] = [p for p in players if concerns(record, p)]
+    told = Told(events=script_json(events), event_types=sorted({r["type"] for r in records}),
+                starts=[{**s, "label": said_label(s["label"], said)}
+                        for s in starts(type(game), records)])
+    DESCRIBED.put(key, told)
+    return told
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a <script> element, as the templates' `tojson` writes it."""
+    return str(htmlsafe_json_dumps(value, dumps=current_app.json.dumps))
+
+
+def page_data(game: Game, token: str | None) -> dict[str, Any]:
+    """What the page's script starts from beside its events in words: the game, the token."""
+    said = narration_words()[0]  # in the page's language
     root = request.script_root
     return {
         "game_id": str(game.id),
         "game": game.KEY,
         "title": TITLES.get(game.KEY, game.KEY),
-        "players": players,
+        "players": list(game.players),
         "status": game.status,
-        "version": len(records),
+        "version": game.version,
         "options": dict(game.options),
         "lower_score_wins": game.LOWER_SCORE_WINS,
         "score_unit": said(game.NARRATOR.UNIT),
         "replay_url": f"{request.script_root}/games/{game.id}/replay/",
         "list_url": f"{request.script_root}/",
         "token": token,
-        "events": events,
-        "event_types": sorted({r["type"] for r in records}),
-        "starts": [{**s, "label": said_label(s["label"], said)}
-                   for s in starts(type(game), records)],
         "annotations": [shown(r) for r in games().arbiter.annotation_records(game)],
         "annotations_url": f"{root}/games/{game.id}/annotations",
         "viewer_url": f"{root}/games/",

@@ -88,6 +88,34 @@ REMATCHES = Cache(
     holds="a finished game's rematch, by game id",
     entries=10_000,
     invalidated="never stale: a rematch, once made, is never changed")
+NARRATORS = Cache(
+    where="service.reads:Reads._learned",
+    holds="what a viewer's narrator had learned (the context later texts need: a trick, a "
+          "ring) at up to four versions of a game, by game id, viewer and whether it is revealed",
+    entries=1_024,
+    invalidated="never stale: a context is keyed by the version it was learned at, and stored "
+                "events never change; the least recently used are dropped past the bound")
+EXPORTS = Cache(
+    where="api.replays:Documents._sent",
+    holds="a finished game's export as sent (JSON), by game id, version, signing key and a hash "
+          "of its annotations, log proofs and origin",
+    bytes=64 << 20,
+    invalidated="never stale: keyed by everything the document is made of (a new annotation or "
+                "proof makes a new key); the least recently used are dropped past the bound")
+VIEWER_EVENTS = Cache(
+    where="api.viewer:Described._texts",
+    holds="a game's events in words as the replay viewer's page carries them (JSON), by game id, "
+          "version and language",
+    bytes=64 << 20,
+    invalidated="never stale: keyed by the version they describe, and stored events never "
+                "change; the least recently used are dropped past the bound")
+VIEWER_PAGES = Cache(
+    where="api.viewer:Described._pages",
+    holds="a replay viewer's page that carries no token (HTML), by game id, version, language, "
+          "address and a hash of its data beside the events (annotations, forks)",
+    bytes=32 << 20,
+    invalidated="never stale: keyed by all the page is made of; the least recently used are "
+                "dropped past the bound")
 RECEIPTS = Cache(
     where="service.audit.receipts:Receipts._signed",
     holds="a signed receipt, by game id and version",

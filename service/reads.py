@@ -17,12 +17,12 @@ from eventsourcing.application import AggregateNotFoundError, LRUCache
 from domain.core import SPECTATOR, Game, Viewer, event_record
 from domain.core.clocks import clocks_at
 from domain.core.clocks import running as clocks_running
-from domain.core.narration import tell
+from domain.core.narration import remembered, resume, tell_on
 from domain.core.visibility import sees_everything
-from domain.core.words import N_
+from domain.core.words import N_, english, english_plural
 from service.audit.logfilter import LogFilter
 from service.audit.seals import Seals, stamp
-from service.caches import REMATCHES
+from service.caches import NARRATORS, REMATCHES
 from service.errors import GameNotFound
 from service.live.presence import Presence
 from service.live.watches import Live
@@ -32,6 +32,7 @@ from service.table.rematch import RematchLink
 from service.table.seats import with_bots
 
 EVENTS_PAGE_MAX = 1000
+NARRATOR_VERSIONS = 4  # the versions of one game and perspective whose context is kept
 
 
 class Reads:
@@ -45,6 +46,11 @@ class Reads:
         self._presence = presence
         self.seals = Seals(repository)  # whether a game's secrets are public (sealed forks)
         self._rematches: LRUCache[UUID, UUID] = LRUCache(REMATCHES.entries)  # never changed
+        # what a viewer's narrator had learned by a few versions, by game and perspective
+        self._learned: LRUCache[tuple[UUID, Viewer, bool], tuple[tuple[int, dict[str, Any]], ...]
+                                ] = LRUCache(NARRATORS.entries)
+        self.narrated = 0  # the events read and redacted to tell narration pages (tests)
+        self.records_read = 0  # the whole logs read (tests)
 
     def view(self, game_id: str | UUID, viewer: Viewer, player: str | None = None) -> dict:
         """A view: public for spectators; a player's own; the host names the player."""
@@ -163,16 +169,43 @@ class Reads:
                   **language: Any) -> list[dict[str, Any]]:
         """The log in plain words as the viewer may see it, the events after `after`.
 
-        Told from the viewer's redacted log, walked from the start (texts need context), so a
-        seat's page never reads in words what it could not read in the log. `language`: the
-        reader's `gettext` and `ngettext` (domain.core.narration).
+        Told from the viewer's redacted log (texts need context), so a seat's page never reads in
+        words what it could not read in the log. The context is what a narrator learned by a
+        version, kept per game and perspective (service.caches.NARRATORS): the events after the
+        newest kept at or before `after` are all that is read and redacted, so the next page
+        costs what it tells, not the log (issue 32, item 8). `language`: the reader's
+        `gettext` and `ngettext` (domain.core.narration).
         """
         game = self._repository.game(game_id)
         revealed = self.seals.revealed(game)
+        key = (game.id, viewer, revealed)  # what decides each event's redaction
+        try:
+            kept = self._learned.get(key)
+        except KeyError:
+            kept = ()
+        start, learned = max(((v, ctx) for v, ctx in kept if v <= after),
+                             key=lambda item: item[0], default=(0, None))
+        narrator = type(game).NARRATOR(list(game.players), dict(game.options),
+                                       language.get("gettext", english),
+                                       language.get("ngettext", english_plural))
+        if learned is not None:
+            resume(narrator, learned)
         shown = [shown_event(game, e, viewer, revealed)
-                 for e in self._repository.event_store.get(game.id)]
-        told = tell(type(game), shown, list(game.players), dict(game.options), **language)
-        return [item for item in told if item["version"] > after]
+                 for e in self._repository.event_store.get(game.id, gt=start)]
+        self.narrated += len(shown)
+        # Keep the context at `after` and before the newest event (the next page's `after`).
+        wanted = {v for v in (after, shown[-1]["version"] - 1 if shown else 0) if v > start}
+        fresh: list[tuple[int, dict[str, Any]]] = []
+
+        def keep(version: int, narrator: Any) -> None:
+            if version in wanted:
+                fresh.append((version, remembered(narrator)))
+
+        told = tell_on(narrator, shown, after, keep)
+        if fresh:
+            newest = sorted({**dict(kept), **dict(fresh)}.items())[-NARRATOR_VERSIONS:]
+            self._learned.put(key, tuple(newest))
+        return told
 
     def records(self, game_id: str | UUID) -> list[dict[str, Any]]:
         """Every event of a game, unredacted, with its chain links (export, audit)."""
@@ -181,12 +214,19 @@ class Reads:
     def replay_records(self, game_id: str | UUID, viewer: Viewer, what: str = N_("a replay")
                        ) -> tuple[Game, list[dict[str, Any]]]:
         """The game and its whole unredacted log, for whoever may replay it (export, viewer)."""
+        game = self.replay_game(game_id, viewer, what)
+        return game, self.records_of(game)
+
+    def replay_game(self, game_id: str | UUID, viewer: Viewer, what: str = N_("a replay")
+                    ) -> Game:
+        """The game, for whoever may replay it (its log read only when it is needed)."""
         game = self._repository.game(game_id)
         check_replay_open(game, viewer, what, self.seals.revealed(game))
-        return game, self.records_of(game)
+        return game
 
     def records_of(self, game: Game) -> list[dict[str, Any]]:
         """Every event of a game at hand, unredacted, with its chain links."""
+        self.records_read += 1
         return [event_record(e) for e in self._repository.event_store.get(game.id)]
 
     def replay(self, game_id: str | UUID, viewer: Viewer, n: int) -> dict[str, Any]:

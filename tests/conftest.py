@@ -21,6 +21,7 @@ POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
 # The suite creates games by the hundred, from one address: no creation limit (GRUFT_CREATE_LIMIT,
 # api/limits.py) in its apps and the servers it starts; the tests of the limit set their own.
 os.environ["GRUFT_CREATE_LIMIT"] = "0"
+os.environ["GRUFT_READ_LIMIT"] = "0"  # nor a limit on the heavy reads (it reads games by the hundred)
 os.environ.pop("GRUFT_CREATE_KEY", None)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
+from copy import deepcopy
 from typing import Any
 
 from domain.core.visibility import Viewer, redact_event_data
@@ -71,17 +72,45 @@ def tell(game_cls: Any, records: list[dict[str, Any]], players: list[str],
     the context later texts need are both taken from those records, never from the whole data.
     `gettext` and `ngettext` say it in the reader's language.
     """
-    narrator = game_cls.NARRATOR(players, options, gettext, ngettext)
+    return tell_on(game_cls.NARRATOR(players, options, gettext, ngettext), records)
+
+
+def tell_on(narrator: Narrator, records: list[dict[str, Any]], after: int = 0,
+            keep: Callable[[int, Narrator], None] | None = None) -> list[dict[str, Any]]:
+    """The records after version `after` in plain words, told by a narrator that has learned the
+    records before the first given (`remembered` and `resume` carry that over between calls),
+    so the newest events are told without walking the log again (issue 32, item 8). Every record
+    given is learned; `keep(version, narrator)` is called after each is.
+    """
     out = []
     for i, record in enumerate(records):
-        following = records[i + 1] if i + 1 < len(records) else None
         type_, data = record["type"], record["data"]
-        out.append({"version": record["version"], "type": type_,
-                    "text": narrator.text(type_, data, following)})
+        if record["version"] > after:
+            following = records[i + 1] if i + 1 < len(records) else None
+            out.append({"version": record["version"], "type": type_,
+                        "text": narrator.text(type_, data, following)})
         # What this viewer was not shown leaves later texts with less context, never an error.
         with suppress(KeyError, TypeError, ValueError, IndexError, AttributeError):
             narrator.learn(type_, data)
+        if keep is not None:
+            keep(record["version"], narrator)
     return out
+
+
+LANGUAGE = ("gettext", "_ngettext")  # a narrator's attributes that say, not remember
+
+
+def remembered(narrator: Narrator) -> dict[str, Any]:
+    """What a narrator has learned (its attributes but the reader's language), as a copy that
+    its later learning leaves as it is: the same for every language."""
+    return {name: deepcopy(value) for name, value in vars(narrator).items()
+            if name not in LANGUAGE}
+
+
+def resume(narrator: Narrator, learned: dict[str, Any]) -> Narrator:
+    """A fresh narrator given what another had learned (`remembered`); returns it."""
+    vars(narrator).update(deepcopy(learned))
+    return narrator
 
 
 def names(items: list[str], gettext: Gettext = english) -> str:

@@ -24,6 +24,8 @@ from uuid import uuid4
 import pytest
 
 from api.messages import SharedMessages
+from api.replays import Documents
+from api.viewer import Described
 from domain.core import Game
 from service import caches as declared
 from service.app import Games
@@ -254,6 +256,10 @@ KEPT: dict[str, Callable[..., int]] = {
     "ANNOUNCED": announced,
     "FRESHNESS": heard,
     "REMATCHES": lambda games: games.reads._rematches.maxsize,
+    "NARRATORS": lambda games: games.reads._learned.maxsize,
+    "EXPORTS": lambda games: Documents()._sent.bound,
+    "VIEWER_EVENTS": lambda games: Described()._texts.bound,
+    "VIEWER_PAGES": lambda games: Described()._pages.bound,
     "RECEIPTS": lambda games: Receipts(lambda data: "sig", "key")._signed.maxsize,
     "REVEALED": lambda games: games.reads.seals._revealed.maxsize,
     "CREDENTIALS": lambda games: games.access._credentials.maxsize,
