@@ -28,7 +28,7 @@ def long_game(app, client, events: int) -> dict:
     on the stored game and saved at once, as one command's events are (quicker than thousands
     of commands)."""
     created = client.post("/games", json=LONG).get_json()
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     game = games.game(created["game_id"])
     rng = random.Random(5)
     while game.version < events:
@@ -42,7 +42,7 @@ def long_game(app, client, events: int) -> dict:
 
 def step(app, game_id: str) -> None:
     """One more move through the service."""
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     game = games.game(game_id)
     player = game.to_act[0]
     games.run_command(game_id, HOST, {**game.legal_moves(player)[0], "player": player})
@@ -50,7 +50,7 @@ def step(app, game_id: str) -> None:
 
 def told_whole(app, game_id: str) -> dict[int, str]:
     """Every event's words for a spectator, told from the start."""
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     game = games.game(game_id)
     shown = [shown_event(game, e, SPECTATOR) for e in games.repository.event_store.get(game.id)]
     return {t["version"]: t["text"] for t in tell(type(game), shown, list(game.players),
@@ -60,8 +60,8 @@ def told_whole(app, game_id: str) -> dict[int, str]:
 def test_the_newest_events_are_told_without_walking_the_log(app, client):
     created = long_game(app, client, 4000)
     gid = created["game_id"]
-    reads = app.extensions["gruft"].reads
-    version = app.extensions["gruft"].game(gid).version
+    reads = app.extensions["gruft"].games.reads
+    version = app.extensions["gruft"].games.game(gid).version
     # The first page walks the log: it tells all of it.
     before = reads.narrated
     told = client.get(f"/games/{gid}/narration").get_json()["events"]
@@ -74,7 +74,7 @@ def test_the_newest_events_are_told_without_walking_the_log(app, client):
     # ...and, three moves later, the events since then, each told as from the start.
     for _ in range(3):
         step(app, gid)
-    newest = app.extensions["gruft"].game(gid).version
+    newest = app.extensions["gruft"].games.game(gid).version
     before = reads.narrated
     told = client.get(f"/games/{gid}/narration?after={version - 1}").get_json()["events"]
     assert reads.narrated - before == newest - (version - 1)
@@ -91,7 +91,7 @@ def test_the_newest_events_are_told_without_walking_the_log(app, client):
 def test_a_finished_games_export_and_page_are_kept(app, client):
     created = client.post("/games", json={**LONG, "options": {"phases": 1}}).get_json()
     gid = created["game_id"]
-    games = app.extensions["gruft"]
+    games = app.extensions["gruft"].games
     rng = random.Random(3)
     while not games.game(gid).finished:
         game = games.game(gid)
@@ -132,11 +132,11 @@ def viewer_data(html: str) -> dict:
 def test_a_long_games_viewer_page_is_described_once_per_version(app, client):
     created = long_game(app, client, 3000)
     gid, host = created["game_id"], bearer(created["host_token"])
-    reads = app.extensions["gruft"].reads
+    reads = app.extensions["gruft"].games.reads
     first = client.get(f"/games/{gid}/viewer", headers=host)
     assert first.status_code == 200
     data = viewer_data(first.get_data(as_text=True))
-    version = app.extensions["gruft"].game(gid).version
+    version = app.extensions["gruft"].games.game(gid).version
     assert [e["version"] for e in data["events"]] == list(range(1, version + 1))
     assert data["starts"] and "Played" in data["event_types"]
     # Check the same page again is told from what was kept: the log is not read.
@@ -182,7 +182,7 @@ def test_heavy_reads_are_limited_per_address(limited):
     for _ in range(5):
         assert client.get(f"/games/{gid}", environ_base=busy).status_code == 200
     assert client.get(f"/games/{gid}/events", environ_base=busy).status_code == 200
-    player = limited.extensions["gruft"].game(gid).to_act[0]
+    player = limited.extensions["gruft"].games.game(gid).to_act[0]
     seat = bearer(created["player_tokens"][player])
     move = client.get(f"/games/{gid}/legal-moves", headers=seat, environ_base=busy
                       ).get_json()["moves"][0]
