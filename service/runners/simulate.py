@@ -275,12 +275,19 @@ def run(args: argparse.Namespace) -> int:
         if args.games < 1:
             raise ValueError("--games must be at least 1")
         names = seat_bots(args.bots, players)
-        store = open_store(args.db) if args.store or args.db else None
-        summary = simulate(args.game, args.games, players, names, seed=args.seed, store=store,
-                           rotate=not args.fixed_seats, progress=sys.stderr)
     except (ValueError, GameError) as exc:  # BadSetup and friends carry a sentence for the user
         print(f"gruft simulate: {exc}", file=sys.stderr)
         return 2
+    store = open_store(args.db) if args.store or args.db else None
+    try:
+        summary = simulate(args.game, args.games, players, names, seed=args.seed, store=store,
+                           rotate=not args.fixed_seats, progress=sys.stderr)
+    except (ValueError, GameError) as exc:
+        print(f"gruft simulate: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if store is not None:  # its follower and presence threads end with it
+            store.close()
     print(report(summary))
     if store is not None:
         print(f"\nstored {len(summary.played)} games; first {summary.played[0].game_id}")

@@ -115,13 +115,18 @@ def test_store_through_the_service_verifies_offline(tmp_path):
 
     games = Games(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                        "SQLITE_DBNAME": str(tmp_path / "s.sqlite")})
-    summary = simulate(GAMES[0], 2, default_players(game_class(GAMES[0])), ["heuristic"], seed=9,
-                       store=games)
-    key = SigningKey.load_or_create(tmp_path)
-    for played in summary.played:
-        # Check the stored events, exported and signed, verify with the stored result.
-        game = games.game(played.game_id)
-        document = build_document(game, games.reads.records(played.game_id), key.sign, key.public_pem)
-        verdict = verify(document, trusted_keys=[key.public_pem], check_signature=check_signature)
-        assert verdict.valid, verdict.problems
-        assert verdict.scores == played.scores
+    try:
+        summary = simulate(GAMES[0], 2, default_players(game_class(GAMES[0])), ["heuristic"],
+                           seed=9, store=games)
+        key = SigningKey.load_or_create(tmp_path)
+        for played in summary.played:
+            # Check the stored events, exported and signed, verify with the stored result.
+            game = games.game(played.game_id)
+            document = build_document(game, games.reads.records(played.game_id), key.sign,
+                                      key.public_pem)
+            verdict = verify(document, trusted_keys=[key.public_pem],
+                             check_signature=check_signature)
+            assert verdict.valid, verdict.problems
+            assert verdict.scores == played.scores
+    finally:
+        games.close()
