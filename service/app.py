@@ -8,6 +8,7 @@ module of their own; the Application builds one of each, and they share its repo
 from __future__ import annotations
 
 import logging
+import secrets
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
-from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer, clocks
+from domain.core import SPECTATOR, BadCommand, Game, GameError, OutOfTime, Refusal, Viewer, clocks
 from domain.core.chain import BOT, HOST_BY, SEAT
 from domain.core.names import check_seated_names
 from domain.core.words import N_, Term
@@ -42,7 +43,7 @@ from service.store.internals import SaveHooks, bound_retries, reconnect_promptly
 from service.store.mapper import StoredShapeMapper
 from service.store.repository import GameRepository, project_events
 from service.table.access import Access, acting_player, check_host, is_host, seat_named, seat_right
-from service.table.clocked import Clocked, table_ready
+from service.table.clocked import Clocked, clock_move, table_ready
 from service.table.invitations import HOST_SEAT, Invitations
 from service.table.rematch import RematchLink, rotated
 from service.table.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
@@ -120,6 +121,7 @@ class Games(SaveHooks):
         self.receipts: Receipts | None = None
         self._at_close: list[Callable[[], None]] = []  # runner threads' stops
         self._announcing = local()  # `later`: during a command's save, what it will announce
+        self._clock_rng = secrets.SystemRandom()  # the clock's move for a late seat (CL-1)
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
 
@@ -321,8 +323,12 @@ class Games(SaveHooks):
         command = dict(command)
         named = command.pop("player", None)
         for attempt in range(RACE_ATTEMPTS):
-            game, sender = self._ruled(game_id, viewer, named, command, expected_version, by,
-                                       trust=attempt == 0)
+            try:
+                game, sender = self._ruled(game_id, viewer, named, command, expected_version,
+                                           by, trust=attempt == 0)
+            except OutOfTime as late:  # CL-1: the seat sees the refusal, the game moves on
+                self._expire_late(game_id, late.params["player"])
+                raise
             try:
                 new_events = self._save_and_share(game)
                 operator_metrics.commanded(game.KEY, sender)
@@ -493,20 +499,35 @@ class Games(SaveHooks):
             log.info("clocks of %s not started at the table: %s", game_id, exc)
 
     def expire_clock(self, game_id: str | UUID, player: str,
-                     choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
-                     ) -> CommandOutcome:
+                     choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]],
+                     trigger: str = "runner") -> CommandOutcome:
         """Record that `player`'s clock ran out (ClockExpired, by clock) and make that seat's
         move with `choose` (the server's bot; by bot), in one write: a runner that dies
         between the two has stored neither. Refused (BadCommand) before the deadline, as the
-        domain checks it against the time it is stored at; Conflict if another write won."""
+        domain checks it against the time it is stored at; Conflict if another write won.
+        `trigger`: who asked (the clock runner, or a seat's `move` that came too late), for
+        the metric of how late it was stored."""
         game = self.repository.game(game_id, for_update=True)
-        game.expire_clock(player, datetime.now(UTC))
+        now = datetime.now(UTC)
+        due = clocks.deadline(game, player) if isinstance(player, str) else None
+        game.expire_clock(player, now)
         moves = game.legal_moves(player)
         if moves:
             game.execute(player, choose(game, player, moves), by=BOT)
         new_events = self._save_and_share(game)
+        if due is not None:  # how late it was stored (GET /metrics)
+            operator_metrics.clock_expired(trigger, (new_events[0].timestamp - due).total_seconds())
         return CommandOutcome(game.version, [shown_event(game, e, SPECTATOR) for e in new_events],
                               [] if game.finished else list(game.to_act), game.status)
+
+    def _expire_late(self, game_id: str | UUID, player: str) -> None:
+        """A seat's move came after its deadline (CL-1, refused): the clock's move is stored at
+        once, in the same request, rather than when the clock runner gets to it. Whatever stops
+        it here (another write first, a busy store) leaves it to the runner."""
+        try:
+            self.expire_clock(game_id, player, clock_move(self._clock_rng), trigger="move")
+        except (GameError, ServiceError, PersistenceError) as exc:
+            log.info("clock of %s in %s left to the runner: %s", player, game_id, exc)
 
     def _save_and_share(self, game: Game) -> list[Any]:
         """Store a command's events; this worker's cache and the game's tail take them before

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from inspect import signature
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -775,8 +776,15 @@ class Game(Aggregate):
         if by == BOT and not self.bot_may_play(player):
             raise BadCommand(N_("%(player)r is not a seat the server's bot plays"), player=player)
         waited = clocks.waiting(self)
-        with acting(by):
-            getattr(self, spec.method)(player, **fields)
+        stamp = None
+        if self.clock is not None and _recorded_timestamps.get() is None:
+            stamp = clocks.in_time(self, player, by)  # CL-1: refused after the seat's deadline
+        if stamp is not None:  # the move is stored at the time it was found in time at
+            with acting(by), recorded_timestamps(repeat(stamp)):
+                getattr(self, spec.method)(player, **fields)
+        else:
+            with acting(by):
+                getattr(self, spec.method)(player, **fields)
         if waited and by != BOT and not self.finished:
             # A person's first move starts the clocks (docs/api.md, "The table"): that move
             # was free; every seat awaited now runs from here. A bot's move starts nothing.

@@ -33,19 +33,17 @@ from uuid import UUID
 
 from eventsourcing.persistence import OperationalError
 
-from bots import make_bot
 from domain.core import BadCommand, Game, Refusal
 from domain.core.clocks import deadline
 from service import Games
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
 from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
-from service.table.clocked import CLOCKED_TOPIC
+from service.table.clocked import CLOCKED_TOPIC, clock_move
 
 log = logging.getLogger("gruft.clocks")
 
 LOCK_NAME = "clocks"
-CLOCK_BOT = "heuristic"  # docs/api.md: the move of a seat out of time is the heuristic bot's
 IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
 BUSY_RETRY_SECONDS = 0.2  # after the store was busy (nothing was written)
 PAGE = 500
@@ -208,7 +206,7 @@ class ClockRunner:
             self._look_again(game.id, 0.0)  # the next seat's clock, if any
 
     def _choose(self, game: Game, player: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
-        return make_bot(CLOCK_BOT, game.KEY, self.rng).choose(game, player, moves)
+        return clock_move(self.rng)(game, player, moves)
 
     def _look_again(self, game_id: UUID, seconds: float) -> None:
         with self._lock:
