@@ -86,7 +86,7 @@ class Sizes:
 FULL = Sizes(rounds=3, domain_cpu_s=3.0, rlcard_cpu_s=3.0, replay_games=20, api_seconds=10.0,
              api_max_requests=20_000, api_clients=4, replay_cpu_s=0.2,
              stream_games=200, stream_seconds=10.0, stream_rounds=6,  # 1,000 streams
-             clock_games=1000, store_rounds=5, store_seconds=6.0)
+             clock_games=2000, store_rounds=5, store_seconds=6.0)
 QUICK = Sizes(rounds=2, domain_cpu_s=1.0, rlcard_cpu_s=1.0, replay_games=6, api_seconds=5.0,
               api_max_requests=5_000, api_clients=4, replay_cpu_s=0.1,
               stream_games=40, stream_seconds=5.0, stream_rounds=2,  # 200 streams

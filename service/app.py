@@ -41,7 +41,7 @@ from service.store.freshness import Freshness
 from service.store.gaps import is_gap
 from service.store.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.store.mapper import StoredShapeMapper
-from service.store.repository import GameRepository, project_events
+from service.store.repository import GameRepository, copy_game, project_events
 from service.table.access import Access, acting_player, check_host, is_host, seat_named, seat_right
 from service.table.clocked import Clocked, clock_move, table_ready
 from service.table.invitations import HOST_SEAT, Invitations
@@ -507,14 +507,63 @@ class Games(SaveHooks):
         domain checks it against the time it is stored at; Conflict if another write won.
         `trigger`: who asked (the clock runner, or a seat's `move` that came too late), for
         the metric of how late it was stored."""
-        game = self.repository.game(game_id, for_update=True)
-        now = datetime.now(UTC)
+        game, due = self._expired(game_id, player, choose)
+        new_events = self._save_and_share(game)
+        return self._expiry_outcome(game, new_events, due, trigger)
+
+    def expire_clocks(self, due: list[tuple[Game, str]],
+                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
+                      ) -> list[CommandOutcome | Exception]:
+        """`expire_clock` for many games at once (the clock runner, when many deadlines passed
+        together: issue 32, item 6), all stored in one write; answers, for each (game, seat),
+        its outcome or what refused it. Each game as the runner just read it (not read again:
+        a copy is changed, and the store's unique key refuses it if another write came first).
+        A write that loses a race stores none of them: each is then tried alone, read afresh.
+        An OperationalError (the store busy) is raised: nothing was written."""
+        answers: list[CommandOutcome | Exception | None] = [None] * len(due)
+        ready: list[tuple[int, Game, datetime | None]] = []
+        for index, (read, player) in enumerate(due):
+            try:
+                game, deadline = self._expired(copy_game(read), player, choose)
+            except (GameError, ServiceError) as exc:
+                answers[index] = exc
+            else:
+                ready.append((index, game, deadline))
+        try:
+            stored = self._save_and_share_all([game for _, game, _ in ready]) if ready else []
+        except Conflict:  # one of them was changed meanwhile: each alone, read afresh
+            for index, _, _ in ready:
+                answers[index] = self._expire_alone(due[index][0].id, due[index][1], choose)
+        else:
+            for (index, game, deadline), new_events in zip(ready, stored, strict=True):
+                answers[index] = self._expiry_outcome(game, new_events, deadline, "runner")
+        return [a if a is not None else Conflict(N_("not stored")) for a in answers]
+
+    def _expire_alone(self, game_id: UUID, player: str,
+                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
+                      ) -> CommandOutcome | Exception:
+        try:
+            return self.expire_clock(game_id, player, choose)
+        except (GameError, ServiceError) as exc:
+            return exc
+
+    def _expired(self, game: str | UUID | Game, player: str,
+                 choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
+                 ) -> tuple[Game, datetime | None]:
+        """The game (by its id, read now; or a private copy) with `player`'s ClockExpired and
+        the clock's move (not saved yet), and the deadline it met."""
+        if not isinstance(game, Game):
+            game = self.repository.game(game, for_update=True)
         due = clocks.deadline(game, player) if isinstance(player, str) else None
-        game.expire_clock(player, now)
+        game.expire_clock(player, datetime.now(UTC))
         moves = game.legal_moves(player)
         if moves:
             game.execute(player, choose(game, player, moves), by=BOT)
-        new_events = self._save_and_share(game)
+        return game, due
+
+    @staticmethod
+    def _expiry_outcome(game: Game, new_events: list[Any], due: datetime | None,
+                        trigger: str) -> CommandOutcome:
         if due is not None:  # how late it was stored (GET /metrics)
             operator_metrics.clock_expired(trigger, (new_events[0].timestamp - due).total_seconds())
         return CommandOutcome(game.version, [shown_event(game, e, SPECTATOR) for e in new_events],
@@ -533,24 +582,31 @@ class Games(SaveHooks):
         """Store a command's events; this worker's cache and the game's tail take them before
         its streams are woken, so they find the game and its events at hand (no store reads).
         Answers the new events. A save that loses the race is a 409, nothing written."""
-        new_events = list(game.pending_events)
+        return self._save_and_share_all([game])[0]
+
+    def _save_and_share_all(self, games: list[Game]) -> list[list[Any]]:
+        """`_save_and_share` for several games in one write (all stored, or none): each game's
+        new events."""
+        new_events = [list(game.pending_events) for game in games]
         self._announcing.later = later = {}
         try:
             try:
-                self.save(game)
+                self.save(*games)
             except IntegrityError as exc:
                 if is_gap(exc):
                     # The store refused a skipped version: this worker's copy is ahead of the
                     # store (PostgreSQL lost writes it had shown, see service/store/postgres.py). The
                     # command runs again on the game read afresh.
-                    self.repository.forget(game.id)
+                    for game in games:
+                        self.repository.forget(game.id)
                 raise Conflict(N_("another command was stored first; reload and try again")) from None
-            if self.repository.cache is not None:
-                # The saved copy is what the store now holds and nothing changes it any more:
-                # the cache keeps it, so the next command skips a copy and a fast-forward
-                # (docs/performance.md, "What a command costs").
-                self.repository.offer(game.id, game)
-            self.delivery.remember(game.id, new_events)
+            for game, events in zip(games, new_events, strict=True):
+                if self.repository.cache is not None:
+                    # The saved copy is what the store now holds and nothing changes it any
+                    # more: the cache keeps it, so the next command skips a copy and a
+                    # fast-forward (docs/performance.md, "What a command costs").
+                    self.repository.offer(game.id, game)
+                self.delivery.remember(game.id, events)
         finally:
             self._announcing.later = None
             if later:
