@@ -10,8 +10,8 @@ Every figure is measured next to its baseline in the same run, so ratios hold on
 - streams (bench.streams): with 5 live streams open on each of 200 games, the delay from a
   command's answer to its update on every stream of its game, and commands per second against
   the same load with no stream open;
-- clocks (bench.clock_lateness): 1,000 games with running clocks, how long after its deadline each
-  ClockExpired is stored (a bound: p99 within 1 s);
+- clocks (bench.clock_lateness): 2,000 games whose clocks run out in the same second, how long
+  after its deadline each ClockExpired is stored (a bound: p99 within 1 s);
 - stores (bench.stores, when a PostgreSQL server answers): commands per second and a command's p50
   on ``gruft serve --workers 2`` over PostgreSQL against the same over SQLite, with 1 and 8
   clients.

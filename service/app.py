@@ -41,7 +41,7 @@ from service.store.freshness import Freshness
 from service.store.gaps import is_gap
 from service.store.internals import SaveHooks, bound_retries, reconnect_promptly, tune_pool
 from service.store.mapper import StoredShapeMapper
-from service.store.repository import GameRepository, copy_game, project_events
+from service.store.repository import GameRepository, project_events
 from service.table.access import Access, acting_player, check_host, is_host, seat_named, seat_right
 from service.table.clocked import Clocked, clock_move, table_ready
 from service.table.invitations import HOST_SEAT, Invitations
@@ -511,20 +511,22 @@ class Games(SaveHooks):
         new_events = self._save_and_share(game)
         return self._expiry_outcome(game, new_events, due, trigger)
 
-    def expire_clocks(self, due: list[tuple[Game, str]],
+    def expire_clocks(self, due: list[tuple[Game, dict[str, Any] | None, str]],
                       choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
-                      ) -> list[CommandOutcome | Exception]:
+                      ) -> list[tuple[CommandOutcome, Game | None] | Exception]:
         """`expire_clock` for many games at once (the clock runner, when many deadlines passed
         together: issue 32, item 6), all stored in one write; answers, for each (game, seat),
-        its outcome or what refused it. Each game as the runner just read it (not read again:
-        a copy is changed, and the store's unique key refuses it if another write came first).
+        its outcome and the game as stored (None when it was stored alone), or what refused it.
+        Each (game, move, seat): a private copy of the game as the runner read it, which this
+        changes (not read again: the store's unique key refuses it if another write came
+        first), and the clock's move chosen ahead for that very state (None: `choose` now).
         A write that loses a race stores none of them: each is then tried alone, read afresh.
         An OperationalError (the store busy) is raised: nothing was written."""
-        answers: list[CommandOutcome | Exception | None] = [None] * len(due)
+        answers: list[tuple[CommandOutcome, Game | None] | Exception | None] = [None] * len(due)
         ready: list[tuple[int, Game, datetime | None]] = []
-        for index, (read, player) in enumerate(due):
+        for index, (copy, chosen, player) in enumerate(due):
             try:
-                game, deadline = self._expired(copy_game(read), player, choose)
+                game, deadline = self._expired(copy, player, choose, chosen)
             except (GameError, ServiceError) as exc:
                 answers[index] = exc
             else:
@@ -533,31 +535,34 @@ class Games(SaveHooks):
             stored = self._save_and_share_all([game for _, game, _ in ready]) if ready else []
         except Conflict:  # one of them was changed meanwhile: each alone, read afresh
             for index, _, _ in ready:
-                answers[index] = self._expire_alone(due[index][0].id, due[index][1], choose)
+                answers[index] = self._expire_alone(due[index][0].id, due[index][2], choose)
         else:
             for (index, game, deadline), new_events in zip(ready, stored, strict=True):
-                answers[index] = self._expiry_outcome(game, new_events, deadline, "runner")
+                answers[index] = (self._expiry_outcome(game, new_events, deadline, "runner"),
+                                  game)
         return [a if a is not None else Conflict(N_("not stored")) for a in answers]
 
     def _expire_alone(self, game_id: UUID, player: str,
                       choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
-                      ) -> CommandOutcome | Exception:
+                      ) -> tuple[CommandOutcome, None] | Exception:
         try:
-            return self.expire_clock(game_id, player, choose)
+            return self.expire_clock(game_id, player, choose), None
         except (GameError, ServiceError) as exc:
             return exc
 
     def _expired(self, game: str | UUID | Game, player: str,
-                 choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
-                 ) -> tuple[Game, datetime | None]:
+                 choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]],
+                 chosen: dict[str, Any] | None = None) -> tuple[Game, datetime | None]:
         """The game (by its id, read now; or a private copy) with `player`'s ClockExpired and
-        the clock's move (not saved yet), and the deadline it met."""
+        the clock's move (`chosen` ahead, which the rules check as any move; else `choose`n
+        now), not saved yet, and the deadline it met."""
         if not isinstance(game, Game):
             game = self.repository.game(game, for_update=True)
         due = clocks.deadline(game, player) if isinstance(player, str) else None
         game.expire_clock(player, datetime.now(UTC))
-        moves = game.legal_moves(player)
-        if moves:
+        if chosen is not None:
+            game.execute(player, chosen, by=BOT)
+        elif moves := game.legal_moves(player):
             game.execute(player, choose(game, player, moves), by=BOT)
         return game, due
 

@@ -39,6 +39,7 @@ from service import Games
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
 from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
+from service.store.repository import copy_game
 from service.table.clocked import CLOCKED_TOPIC, clock_move
 
 log = logging.getLogger("gruft.clocks")
@@ -48,6 +49,7 @@ IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
 BUSY_RETRY_SECONDS = 0.2  # after the store was busy (nothing was written)
 PAGE = 500
 BATCH = 200  # expiries stored in one write at most (each game's events, one transaction)
+AHEAD_SECONDS = 1.0  # the clock's move is chosen this long before its deadline, stored at it
 
 
 class ClockFeed:
@@ -76,6 +78,15 @@ class ClockRunner:
         self.late: list[float] = []  # seconds between each deadline and its ClockExpired
         self.active: set[UUID] = set()  # clocked games in play
         self._due: dict[UUID, float] = {}  # games to look at, and when (monotonic)
+        # The game as last looked at, until the log says it changed (then read again): a game
+        # met at its deadline is not read from the store once more (2,000 clocks running out
+        # together). A copy gone stale meanwhile is refused by the store's unique key.
+        self._seen: dict[UUID, Game] = {}
+        self._own: dict[UUID, int] = {}  # the version this runner stored last, by game
+        self._changed: set[UUID] = set()  # noted as changed since the runner last looked
+        # Chosen ahead of a deadline, by game: (version, seat, a private copy, the clock's move),
+        # so that at the deadline only the events are made and stored.
+        self._prepared: dict[UUID, tuple[int, str, Game, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self.feed = ClockFeed(self)
@@ -137,6 +148,11 @@ class ClockRunner:
                     self.active.add(game_id)
                 elif note.originator_id in self.active:
                     game_id = note.originator_id  # its deadlines may have moved
+                    if note.originator_version <= self._own.get(game_id, 0):
+                        continue  # this runner's own write: already looked at
+                    self._seen.pop(game_id, None)
+                    self._prepared.pop(game_id, None)
+                    self._changed.add(game_id)
                 else:
                     continue
                 self._due[game_id] = now
@@ -155,8 +171,9 @@ class ClockRunner:
             due = [g for g, at in self._due.items() if at <= now]
             for game_id in due:
                 del self._due[game_id]
-        expiring = [found for game_id in due
-                    if (found := self._visit(games, game_id)) is not None]
+        expiring = sorted((found for game_id in due
+                           if (found := self._visit(games, game_id)) is not None),
+                          key=lambda found: found[2])  # the earliest deadlines first
         for start in range(0, len(expiring), BATCH):
             self._expire(games, expiring[start:start + BATCH])
         with self._lock:
@@ -167,8 +184,11 @@ class ClockRunner:
     def _visit(self, games: Games, game_id: UUID) -> tuple[Game, str, datetime] | None:
         """The clock of this game that ran out (the game, the seat, its deadline), if any;
         else the game is looked at again at its next deadline."""
+        with self._lock:
+            game = self._seen.pop(game_id, None)
+            self._changed.discard(game_id)
         try:
-            game = games.game(game_id)
+            game = game or games.game(game_id)
         except GameNotFound:
             self._drop(game_id)
             return None
@@ -187,16 +207,44 @@ class ClockRunner:
             return None  # nobody's clock runs: looked at again when the game changes
         due, player = min(running)
         if due > now:
-            self._look_again(game_id, (due - now).total_seconds())
+            ahead = (due - now).total_seconds()
+            if ahead > AHEAD_SECONDS:
+                self._look_again(game_id, ahead - AHEAD_SECONDS, game)
+                return None
+            self._prepare(game, player)
+            self._look_again(game_id, ahead, game)
             return None
         return game, player, due
+
+    def _prepare(self, game: Game, player: str) -> None:
+        """Choose the clock's move for `player` before the deadline, on a private copy (the
+        ClockExpired changes nothing the bot reads); made and stored at the deadline."""
+        prepared = self._prepared.get(game.id)
+        if prepared is not None and prepared[:2] == (game.version, player):
+            return
+        copy = copy_game(game)
+        moves = copy.legal_moves(player)
+        move = self._choose(copy, player, moves) if moves else None
+        with self._lock:
+            if game.id not in self._changed:
+                self._prepared[game.id] = (game.version, player, copy, move)
+
+    def _private(self, game: Game, player: str) -> tuple[Game, dict[str, Any] | None]:
+        """A private copy of `game` to expire `player`'s clock on, and the move chosen ahead
+        (None: chosen now)."""
+        with self._lock:
+            prepared = self._prepared.pop(game.id, None)
+        if prepared is not None and prepared[:2] == (game.version, player):
+            return prepared[2], prepared[3]
+        return copy_game(game), None
 
     def _expire(self, games: Games, expiring: list[tuple[Game, str, datetime]]) -> None:
         """Store the ClockExpired and the clock's move of each, many games in one write (a
         write each made 2,000 clocks run out together seconds late: issue 32, item 6)."""
         try:
-            outcomes = games.expire_clocks([(game, player) for game, player, _ in expiring],
-                                           self._choose)
+            outcomes = games.expire_clocks(
+                [(*self._private(game, player), player) for game, player, _ in expiring],
+                self._choose)
         except OperationalError:  # the store was busy and wrote nothing
             for game, _, _ in expiring:
                 self._look_again(game.id, BUSY_RETRY_SECONDS)
@@ -210,25 +258,34 @@ class ClockRunner:
                 log.info("clock of %s in %s not expired: %s", player, game.id, outcome)
                 self._look_again(game.id, BUSY_RETRY_SECONDS)
             else:
+                done, saved = outcome
                 self.expired += 1
-                stored = next(e for e in outcome.events
-                              if e["type"] == Game.ClockExpired.__name__)
+                stored = next(e for e in done.events if e["type"] == Game.ClockExpired.__name__)
                 self.late.append((datetime.fromisoformat(stored["timestamp"]) - due)
                                  .total_seconds())
-                self._look_again(game.id, 0.0)  # the next seat's clock, if any
+                with self._lock:
+                    self._own[game.id] = done.version
+                self._look_again(game.id, 0.0, saved)  # the next seat's clock, if any
 
     def _choose(self, game: Game, player: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
         return clock_move(self.rng)(game, player, moves)
 
-    def _look_again(self, game_id: UUID, seconds: float) -> None:
+    def _look_again(self, game_id: UUID, seconds: float, seen: Game | None = None) -> None:
+        """Look at the game again in `seconds`; `seen`: the game as it stands now, if known."""
         with self._lock:
             at = time.monotonic() + seconds
             self._due[game_id] = min(at, self._due.get(game_id, at))
+            if seen is not None and game_id not in self._changed:  # else read afresh
+                self._seen[game_id] = seen
         self._wake.set()
 
     def _drop(self, game_id: UUID) -> None:
         with self._lock:
             self.active.discard(game_id)
+            self._seen.pop(game_id, None)
+            self._own.pop(game_id, None)
+            self._prepared.pop(game_id, None)
+            self._changed.discard(game_id)
 
 
 def run_while_held(runner: ClockRunner, lock: RunnerLock, stop: threading.Event) -> None:
