@@ -7,8 +7,18 @@ change to one. For each game in play it computes, from the stored state alone, w
 awaited seat's clock reaches 0 (domain.core.clocks.deadline: the stored timestamps, never the
 time a move was seen), sleeps until the earliest, and then stores `ClockExpired` (by clock) and
 that seat's move by the server's heuristic bot (by bot), in one write
-(service.app.Games.expire_clock): never before the deadline, which the domain checks against
+(service.app.Games.expire_clocks): never before the deadline, which the domain checks against
 the time the event is stored at, and verification again against the stored timestamps.
+
+Many clocks may run out together (issue 32, item 6: 2,000 in one second): up to a second before a
+deadline (AHEAD_SECONDS) the runner copies the game and lets the bot choose the move; at the
+deadline it only makes the two events, for every game due, earliest first, and stores up to
+BATCH games' in one transaction. It keeps each game as it last looked at it until the log says
+someone else changed it (its own writes are not looked at again); a copy gone stale is refused
+by the store's unique key, and that game's expiry is tried alone, read afresh. How late each
+`ClockExpired` was stored is in GET /metrics (gruft_clock_expired_late_seconds). A seat's move
+that comes after its deadline does not wait for the runner: that request stores the clock's move
+itself (CL-1, service.app.Games.command).
 
 Exactly one runner works for a store: whoever holds its lock (service.readmodels' RunnerLock
 under the name "clocks", as the bot runner holds "bots"), released by the operating system or
