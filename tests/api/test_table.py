@@ -121,8 +121,10 @@ def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
 def test_a_move_after_its_seats_deadline_is_refused_and_the_clocks_move_stored(client):
     # CL-1. A stacked game with a 1 s bank and no clock runner at all (api.create_app starts
     # none): the refused request itself stores the clock's move.
+    from tests.api.test_metrics import clock_lateness
     from tests.api.test_secrets import dealt
 
+    counted = clock_lateness(client).get("move", 0.0)
     _, data = dealt("voodoo-prince", 3, {"rounds": 1})
     deal = {"rounds": [{"trump": data["trump"], "hands": data["hands"]}]}
     answer = client.post("/games", json={"game": "voodoo-prince", "players": ["Ann", "Ben", "Cy"],
@@ -152,6 +154,8 @@ def test_a_move_after_its_seats_deadline_is_refused_and_the_clocks_move_stored(c
     assert after[0]["data"] == {"player": seat} and after[1]["data"]["player"] == seat
     assert datetime.fromisoformat(after[0]["timestamp"]) >= started + timedelta(seconds=1)
     assert seat not in client.get(f"/games/{gid}").get_json()["to_act"]
+    # Check it is counted in the metrics as stored by the late move's request.
+    assert clock_lateness(client)["move"] == counted + 1
 
 
 def test_the_host_starts_the_clocks_and_only_once(served):
