@@ -46,6 +46,7 @@ from eventsourcing.persistence import OperationalError
 from domain.core import Game
 from domain.core.clocks import deadline
 from service import Games
+from service.caches import CLOCK_GAMES
 from service.errors import Conflict, GameNotFound
 from service.readmodels import RunnerLock, views_env
 from service.readmodels.lifecycle import EmbeddedThread, PerApplication, supervise
@@ -53,6 +54,8 @@ from service.store.repository import copy_game
 from service.table.clocked import CLOCKED_TOPIC, clock_move
 
 log = logging.getLogger("gruft.clocks")
+# The clock's move chosen ahead: (the game's version, the seat, a private copy, the move or None).
+Prepared = tuple[int, str, Game, dict[str, Any] | None]
 
 LOCK_NAME = "clocks"
 IDLE_SECONDS = 1.0  # a runner with nothing due looks this often whether to stop
@@ -60,6 +63,7 @@ BUSY_RETRY_SECONDS = 0.2  # after the store was busy (nothing was written)
 PAGE = 500
 BATCH = 200  # expiries stored in one write at most (each game's events, one transaction)
 AHEAD_SECONDS = 1.0  # the clock's move is chosen this long before its deadline, stored at it
+KEEP_SECONDS = 5.0  # a game looked at again within this is kept as seen (not read again)
 
 
 class ClockFeed:
@@ -91,12 +95,11 @@ class ClockRunner:
         # The game as last looked at, until the log says it changed (then read again): a game
         # met at its deadline is not read from the store once more (2,000 clocks running out
         # together). A copy gone stale meanwhile is refused by the store's unique key.
-        self._seen: dict[UUID, Game] = {}
+        # With it, the clock's move chosen ahead of the deadline: (version, seat, a private
+        # copy, the move), so that at the deadline only the events are made and stored.
+        self._seen: dict[UUID, tuple[Game, Prepared | None]] = {}
         self._own: dict[UUID, int] = {}  # the version this runner stored last, by game
         self._changed: set[UUID] = set()  # noted as changed since the runner last looked
-        # Chosen ahead of a deadline, by game: (version, seat, a private copy, the clock's move),
-        # so that at the deadline only the events are made and stored.
-        self._prepared: dict[UUID, tuple[int, str, Game, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self.feed = ClockFeed(self)
@@ -161,7 +164,6 @@ class ClockRunner:
                     if note.originator_version <= self._own.get(game_id, 0):
                         continue  # this runner's own write: already looked at
                     self._seen.pop(game_id, None)
-                    self._prepared.pop(game_id, None)
                     self._changed.add(game_id)
                 else:
                     continue
@@ -191,11 +193,12 @@ class ClockRunner:
                 return IDLE_SECONDS
             return max(0.0, min(IDLE_SECONDS, min(self._due.values()) - time.monotonic()))
 
-    def _visit(self, games: Games, game_id: UUID) -> tuple[Game, str, datetime] | None:
+    def _visit(self, games: Games, game_id: UUID
+               ) -> tuple[Game, str, datetime, Prepared | None] | None:
         """The clock of this game that ran out (the game, the seat, its deadline), if any;
         else the game is looked at again at its next deadline."""
         with self._lock:
-            game = self._seen.pop(game_id, None)
+            game, prepared = self._seen.pop(game_id, None) or (None, None)
             self._changed.discard(game_id)
         try:
             game = game or games.game(game_id)
@@ -218,48 +221,46 @@ class ClockRunner:
         due, player = min(running)
         if due > now:
             ahead = (due - now).total_seconds()
-            if ahead > AHEAD_SECONDS:
-                self._look_again(game_id, ahead - AHEAD_SECONDS, game)
+            if ahead > AHEAD_SECONDS:  # kept only if due soon: the cache bounds the rest
+                self._look_again(game_id, ahead - AHEAD_SECONDS,
+                                 (game, None) if ahead - AHEAD_SECONDS <= KEEP_SECONDS else None)
                 return None
-            self._prepare(game, player)
-            self._look_again(game_id, ahead, game)
+            self._look_again(game_id, ahead, (game, self._prepare(game, player, prepared)))
             return None
-        return game, player, due
+        return game, player, due, prepared
 
-    def _prepare(self, game: Game, player: str) -> None:
+    def _prepare(self, game: Game, player: str, prepared: Prepared | None) -> Prepared:
         """Choose the clock's move for `player` before the deadline, on a private copy (the
         ClockExpired changes nothing the bot reads); made and stored at the deadline."""
-        prepared = self._prepared.get(game.id)
         if prepared is not None and prepared[:2] == (game.version, player):
-            return
+            return prepared
         copy = copy_game(game)
         moves = copy.legal_moves(player)
-        move = self._choose(copy, player, moves) if moves else None
-        with self._lock:
-            if game.id not in self._changed:
-                self._prepared[game.id] = (game.version, player, copy, move)
+        return game.version, player, copy, self._choose(copy, player, moves) if moves else None
 
-    def _private(self, game: Game, player: str) -> tuple[Game, dict[str, Any] | None]:
+    @staticmethod
+    def _private(game: Game, player: str, prepared: Prepared | None
+                 ) -> tuple[Game, dict[str, Any] | None]:
         """A private copy of `game` to expire `player`'s clock on, and the move chosen ahead
         (None: chosen now)."""
-        with self._lock:
-            prepared = self._prepared.pop(game.id, None)
         if prepared is not None and prepared[:2] == (game.version, player):
             return prepared[2], prepared[3]
         return copy_game(game), None
 
-    def _expire(self, games: Games, expiring: list[tuple[Game, str, datetime]]) -> None:
+    def _expire(self, games: Games,
+                expiring: list[tuple[Game, str, datetime, Prepared | None]]) -> None:
         """Store the ClockExpired and the clock's move of each, many games in one write (a
         write each made 2,000 clocks run out together seconds late: issue 32, item 6)."""
         try:
             outcomes = games.expire_clocks(
-                [(*self._private(game, player), player) for game, player, _ in expiring],
+                [(*self._private(game, player, prepared), player)
+                 for game, player, _, prepared in expiring],
                 self._choose)
         except OperationalError:  # the store was busy and wrote nothing
-            for game, _, _ in expiring:
+            for game, *_ in expiring:
                 self._look_again(game.id, BUSY_RETRY_SECONDS)
             return
-        for (game, player, due), outcome in zip(expiring, outcomes, strict=True):
+        for (game, player, due, _), outcome in zip(expiring, outcomes, strict=True):
             if isinstance(outcome, Conflict):  # someone moved first: looked at again
                 self._look_again(game.id, 0.0)
             elif isinstance(outcome, Exception):
@@ -275,17 +276,21 @@ class ClockRunner:
                                  .total_seconds())
                 with self._lock:
                     self._own[game.id] = done.version
-                self._look_again(game.id, 0.0, saved)  # the next seat's clock, if any
+                # the next seat's clock, if any
+                self._look_again(game.id, 0.0, (saved, None) if saved is not None else None)
 
     def _choose(self, game: Game, player: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
         return clock_move(self.rng)(game, player, moves)
 
-    def _look_again(self, game_id: UUID, seconds: float, seen: Game | None = None) -> None:
-        """Look at the game again in `seconds`; `seen`: the game as it stands now, if known."""
+    def _look_again(self, game_id: UUID, seconds: float,
+                    seen: tuple[Game, Prepared | None] | None = None) -> None:
+        """Look at the game again in `seconds`; `seen`: the game as it stands now, if known,
+        and the clock's move chosen ahead (kept up to service.caches.CLOCK_GAMES of them)."""
         with self._lock:
             at = time.monotonic() + seconds
             self._due[game_id] = min(at, self._due.get(game_id, at))
-            if seen is not None and game_id not in self._changed:  # else read afresh
+            if seen is not None and game_id not in self._changed and (  # else read afresh
+                    game_id in self._seen or len(self._seen) < CLOCK_GAMES.entries):
                 self._seen[game_id] = seen
         self._wake.set()
 
@@ -294,7 +299,6 @@ class ClockRunner:
             self.active.discard(game_id)
             self._seen.pop(game_id, None)
             self._own.pop(game_id, None)
-            self._prepared.pop(game_id, None)
             self._changed.discard(game_id)
 
 
