@@ -92,7 +92,7 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-RULING = re.compile(r"\b(?:VQ|VP|VA|VR)-\d+\b")
+RULING = re.compile(r"\b(?:VQ|VP|VA|VR|CL)-\d+\b")  # CL: the table's own (clocks)
 PIECES = re.compile(r"(<[^>]+>)")
 
 

@@ -54,7 +54,7 @@ from domain.core.chain import (
     stored_shape,
     timestamp_text,
 )
-from domain.core.clocks import deadline
+from domain.core.clocks import deadline, late
 from domain.core.visibility import holds_secrets
 from domain.core.words import N_, Gettext, Phrase, Said, english
 from replays.logproof import log_problem
@@ -586,6 +586,16 @@ def _rerun_steps(game: Game, cls: type[Game], records: list[dict], verdict: Verd
             verdict.add(version, "by_mismatch", N_("%(player)s's move is recorded as the "
                                                    "bot's, but no bot plays that seat"),
                         player=player)
+            return None
+        # CL-1: a seat's move stored after its deadline was refused (the clock's move is
+        # stored instead), so a record holding one was not made by these rules.
+        due = late(game, player, _parse_time(record["timestamp"]),
+                   record.get("by") or SEAT) if isinstance(player, str) else None
+        if due is not None:
+            verdict.add(version, "clock_late",
+                        N_("%(player)s's move is recorded at %(stamp)s, after their clock "
+                           "ran out at %(due)s (CL-1)"), player=player,
+                        stamp=record["timestamp"], due=due.isoformat())
             return None
         try:
             game.execute(player, order, by=record.get("by") or SEAT)

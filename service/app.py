@@ -8,6 +8,7 @@ module of their own; the Application builds one of each, and they share its repo
 from __future__ import annotations
 
 import logging
+import secrets
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteFactory
 
 from domain import available_games, game_class
-from domain.core import SPECTATOR, BadCommand, Game, GameError, Refusal, Viewer, clocks
+from domain.core import SPECTATOR, BadCommand, Game, GameError, OutOfTime, Refusal, Viewer, clocks
 from domain.core.chain import BOT, HOST_BY, SEAT
 from domain.core.names import check_seated_names
 from domain.core.words import N_, Term
@@ -42,7 +43,7 @@ from service.store.internals import SaveHooks, bound_retries, reconnect_promptly
 from service.store.mapper import StoredShapeMapper
 from service.store.repository import GameRepository, project_events
 from service.table.access import Access, acting_player, check_host, is_host, seat_named, seat_right
-from service.table.clocked import Clocked, table_ready
+from service.table.clocked import Clocked, clock_move, table_ready
 from service.table.invitations import HOST_SEAT, Invitations
 from service.table.rematch import RematchLink, rotated
 from service.table.seats import BOT_KINDS, BotSeats, check_bots, check_host_seat
@@ -119,6 +120,7 @@ class Games(SaveHooks):
         # Signed receipts of accepted commands, once the server's key is given (sign_with).
         self.receipts: Receipts | None = None
         self._announcing = local()  # `later`: during a command's save, what it will announce
+        self._clock_rng = secrets.SystemRandom()  # the clock's move for a late seat (CL-1)
 
     # -- infrastructure: safe under several threads, processes and machines ---------------
 
@@ -314,8 +316,12 @@ class Games(SaveHooks):
         command = dict(command)
         named = command.pop("player", None)
         for attempt in range(RACE_ATTEMPTS):
-            game, sender = self._ruled(game_id, viewer, named, command, expected_version, by,
-                                       trust=attempt == 0)
+            try:
+                game, sender = self._ruled(game_id, viewer, named, command, expected_version,
+                                           by, trust=attempt == 0)
+            except OutOfTime as late:  # CL-1: the seat sees the refusal, the game moves on
+                self._expire_late(game_id, late.params["player"])
+                raise
             try:
                 new_events = self._save_and_share(game)
                 operator_metrics.commanded(game.KEY, sender)
@@ -486,43 +492,119 @@ class Games(SaveHooks):
             log.info("clocks of %s not started at the table: %s", game_id, exc)
 
     def expire_clock(self, game_id: str | UUID, player: str,
-                     choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
-                     ) -> CommandOutcome:
+                     choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]],
+                     trigger: str = "runner") -> CommandOutcome:
         """Record that `player`'s clock ran out (ClockExpired, by clock) and make that seat's
         move with `choose` (the server's bot; by bot), in one write: a runner that dies
         between the two has stored neither. Refused (BadCommand) before the deadline, as the
-        domain checks it against the time it is stored at; Conflict if another write won."""
-        game = self.repository.game(game_id, for_update=True)
-        game.expire_clock(player, datetime.now(UTC))
-        moves = game.legal_moves(player)
-        if moves:
-            game.execute(player, choose(game, player, moves), by=BOT)
+        domain checks it against the time it is stored at; Conflict if another write won.
+        `trigger`: who asked (the clock runner, or a seat's `move` that came too late), for
+        the metric of how late it was stored."""
+        game, due = self._expired(game_id, player, choose)
         new_events = self._save_and_share(game)
+        return self._expiry_outcome(game, new_events, due, trigger)
+
+    def expire_clocks(self, due: list[tuple[Game, dict[str, Any] | None, str]],
+                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
+                      ) -> list[tuple[CommandOutcome, Game | None] | Exception]:
+        """`expire_clock` for many games at once (the clock runner, when many deadlines passed
+        together: issue 32, item 6), all stored in one write; answers, for each (game, seat),
+        its outcome and the game as stored (None when it was stored alone), or what refused it.
+        Each (game, move, seat): a private copy of the game as the runner read it, which this
+        changes (not read again: the store's unique key refuses it if another write came
+        first), and the clock's move chosen ahead for that very state (None: `choose` now).
+        A write that loses a race stores none of them: each is then tried alone, read afresh.
+        An OperationalError (the store busy) is raised: nothing was written."""
+        answers: list[tuple[CommandOutcome, Game | None] | Exception | None] = [None] * len(due)
+        ready: list[tuple[int, Game, datetime | None]] = []
+        for index, (copy, chosen, player) in enumerate(due):
+            try:
+                game, deadline = self._expired(copy, player, choose, chosen)
+            except (GameError, ServiceError) as exc:
+                answers[index] = exc
+            else:
+                ready.append((index, game, deadline))
+        try:
+            stored = self._save_and_share_all([game for _, game, _ in ready]) if ready else []
+        except Conflict:  # one of them was changed meanwhile: each alone, read afresh
+            for index, _, _ in ready:
+                answers[index] = self._expire_alone(due[index][0].id, due[index][2], choose)
+        else:
+            for (index, game, deadline), new_events in zip(ready, stored, strict=True):
+                answers[index] = (self._expiry_outcome(game, new_events, deadline, "runner"),
+                                  game)
+        return [a if a is not None else Conflict(N_("not stored")) for a in answers]
+
+    def _expire_alone(self, game_id: UUID, player: str,
+                      choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]]
+                      ) -> tuple[CommandOutcome, None] | Exception:
+        try:
+            return self.expire_clock(game_id, player, choose), None
+        except (GameError, ServiceError) as exc:
+            return exc
+
+    def _expired(self, game: str | UUID | Game, player: str,
+                 choose: Callable[[Game, str, list[dict[str, Any]]], dict[str, Any]],
+                 chosen: dict[str, Any] | None = None) -> tuple[Game, datetime | None]:
+        """The game (by its id, read now; or a private copy) with `player`'s ClockExpired and
+        the clock's move (`chosen` ahead, which the rules check as any move; else `choose`n
+        now), not saved yet, and the deadline it met."""
+        if not isinstance(game, Game):
+            game = self.repository.game(game, for_update=True)
+        due = clocks.deadline(game, player) if isinstance(player, str) else None
+        game.expire_clock(player, datetime.now(UTC))
+        if chosen is not None:
+            game.execute(player, chosen, by=BOT)
+        elif moves := game.legal_moves(player):
+            game.execute(player, choose(game, player, moves), by=BOT)
+        return game, due
+
+    @staticmethod
+    def _expiry_outcome(game: Game, new_events: list[Any], due: datetime | None,
+                        trigger: str) -> CommandOutcome:
+        if due is not None:  # how late it was stored (GET /metrics)
+            operator_metrics.clock_expired(trigger, (new_events[0].timestamp - due).total_seconds())
         return CommandOutcome(game.version, [shown_event(game, e, SPECTATOR) for e in new_events],
                               [] if game.finished else list(game.to_act), game.status)
+
+    def _expire_late(self, game_id: str | UUID, player: str) -> None:
+        """A seat's move came after its deadline (CL-1, refused): the clock's move is stored at
+        once, in the same request, rather than when the clock runner gets to it. Whatever stops
+        it here (another write first, a busy store) leaves it to the runner."""
+        try:
+            self.expire_clock(game_id, player, clock_move(self._clock_rng), trigger="move")
+        except (GameError, ServiceError, PersistenceError) as exc:
+            log.info("clock of %s in %s left to the runner: %s", player, game_id, exc)
 
     def _save_and_share(self, game: Game) -> list[Any]:
         """Store a command's events; this worker's cache and the game's tail take them before
         its streams are woken, so they find the game and its events at hand (no store reads).
         Answers the new events. A save that loses the race is a 409, nothing written."""
-        new_events = list(game.pending_events)
+        return self._save_and_share_all([game])[0]
+
+    def _save_and_share_all(self, games: list[Game]) -> list[list[Any]]:
+        """`_save_and_share` for several games in one write (all stored, or none): each game's
+        new events."""
+        new_events = [list(game.pending_events) for game in games]
         self._announcing.later = later = {}
         try:
             try:
-                self.save(game)
+                self.save(*games)
             except IntegrityError as exc:
                 if is_gap(exc):
                     # The store refused a skipped version: this worker's copy is ahead of the
                     # store (PostgreSQL lost writes it had shown, see service/store/postgres.py). The
                     # command runs again on the game read afresh.
-                    self.repository.forget(game.id)
+                    for game in games:
+                        self.repository.forget(game.id)
                 raise Conflict(N_("another command was stored first; reload and try again")) from None
-            if self.repository.cache is not None:
-                # The saved copy is what the store now holds and nothing changes it any more:
-                # the cache keeps it, so the next command skips a copy and a fast-forward
-                # (docs/performance.md, "What a command costs").
-                self.repository.offer(game.id, game)
-            self.delivery.remember(game.id, new_events)
+            for game, events in zip(games, new_events, strict=True):
+                if self.repository.cache is not None:
+                    # The saved copy is what the store now holds and nothing changes it any
+                    # more: the cache keeps it, so the next command skips a copy and a
+                    # fast-forward (docs/performance.md, "What a command costs").
+                    self.repository.offer(game.id, game)
+                self.delivery.remember(game.id, events)
         finally:
             self._announcing.later = None
             if later:

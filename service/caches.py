@@ -52,6 +52,13 @@ GAMES = Cache(
     invalidated="never changed in place: replaced by a copy brought forward with newer events "
                 "(a command saved here, the log follower's events, or a read finding more in the "
                 "store: service.store.repository.GameRepository.forward and offer)")
+CLOCK_GAMES = Cache(
+    where="service.runners.clock_runner:ClockRunner._seen",
+    holds="a clocked game as the clock runner last looked at it (due within seconds), with the "
+          "clock's move chosen ahead of its deadline, by game id",
+    entries=5_000,
+    invalidated="the log follower's note that another writer changed the game (its Feed), or "
+                "the runner's next look at it, which takes it out")
 TAILS = Cache(
     where="service.live.delivery:Delivery._tails",
     holds="the newest stored events of a game being streamed (up to TAIL_EVENTS), by game id",

@@ -34,7 +34,7 @@ def _folder() -> None:
 
 _folder()
 
-from prometheus_client import Counter, Gauge  # noqa: E402  (after its folder is made)
+from prometheus_client import Counter, Gauge, Histogram  # noqa: E402  (after its folder is made)
 
 COMMANDS = Counter("gruft_commands", "Commands stored, by game and by who sent them "
                    "(seat, host, bot, clock)", ["game", "by"])
@@ -46,6 +46,10 @@ RUNNERS = Gauge("gruft_runners_active", "Runners this server runs now (1 in the 
                 "holding a runner's lock): read models, bots, clocks", ["runner"],
                 multiprocess_mode="livesum")
 BOT_MOVES = Counter("gruft_bot_moves", "Moves the server's bots stored")
+CLOCK_LATE = Histogram("gruft_clock_expired_late_seconds", "How long after its deadline each "
+                       "ClockExpired was stored, by what stored it: the clock runner, or the "
+                       "request of a seat's move that came too late (CL-1)", ["by"],
+                       buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
 
 # Made on a process's first follower round: a worker whose follower never ran has none, and
 # its absence must not read as a follower at position 0.
@@ -61,6 +65,11 @@ def commanded(game: str, by: str) -> None:
 def refused(game: str, code: str, rule: str | None) -> None:
     """One command refused by the rules (the ruling it broke, if it names one)."""
     REFUSALS.labels(game, code, rule or "").inc()
+
+
+def clock_expired(by: str, late_s: float) -> None:
+    """A ClockExpired stored `late_s` seconds after its deadline, by `by` (runner, move)."""
+    CLOCK_LATE.labels(by).observe(late_s)
 
 
 def follower_round(follower: Any) -> None:

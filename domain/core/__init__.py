@@ -16,6 +16,7 @@ from domain.core.errors import (
     GameError,
     GameFinished,
     NotYourTurn,
+    OutOfTime,
     Refusal,
 )
 from domain.core.game import Game
@@ -25,7 +26,7 @@ from domain.core.visibility import ACTOR, HOST, HOST_ONLY, PER_PLAYER, SPECTATOR
 
 __all__ = [
     "Aborted", "ACTOR", "HOST", "HOST_ONLY", "PER_PLAYER", "SPECTATOR", "BadCommand", "BadSetup", "Command",
-    "Game", "GameError", "GameFinished", "Metric", "NotYourTurn", "Option", "Param", "Refusal",
+    "Game", "GameError", "GameFinished", "Metric", "NotYourTurn", "Option", "OutOfTime", "Param", "Refusal",
     "Replay",
     "Sample",
     "SeededStream", "Viewer", "canonical", "clone", "event_data",

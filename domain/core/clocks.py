@@ -14,15 +14,21 @@ ready, recorded as `ClocksStarted`: after the first move a person makes (a seat'
 never a bot's; that move is free), when every seat a person holds has the game open, or when the
 host starts them, whichever comes first. Until then no seat's bank runs. A clock recorded without
 `start` (every game created before) started with the game's creation, and still does on replay.
+
+Deadlines are enforced (the table's ruling CL-1, docs/rules/*.md): a seat's move that comes after
+its deadline is refused (`OutOfTime`, `out_of_time`) and the server stores the clock's move
+instead; verification refuses a seat's move stored after its deadline (`clock_late`), by the
+same comparison (`late`) of the stored timestamps. The one move the bot makes for a seat whose
+clock ran out (after its `ClockExpired`) is the clock's own, never late.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from domain.core.chain import CLOCK
-from domain.core.errors import BadCommand, BadSetup
+from domain.core.chain import BOT, CLOCK
+from domain.core.errors import BadCommand, BadSetup, OutOfTime
 from domain.core.words import N_
 
 BANK_MAX = 7 * 24 * 3600  # seconds: a correspondence game's week
@@ -33,6 +39,7 @@ READY = "ready"  # a clock's `start`: the clocks wait for the table (ClocksStart
 # holds at the table, the host's word.
 MOVED, PRESENT, HOST_STARTED = "move", "present", "host"
 START_REASONS = (MOVED, PRESENT, HOST_STARTED)
+RULE = "CL-1"  # the table's ruling (docs/rules/*.md): a seat's move after its deadline is refused
 
 
 def check_clock(clock: Any) -> dict[str, float] | None:
@@ -128,6 +135,31 @@ def clocks_at(game: Any, now: datetime) -> dict[str, dict[str, Any]] | None:
             remaining = max(0.0, remaining - (now - since[player]).total_seconds())
         out[player] = {"remaining": round(remaining, 3), "running": player in since}
     return out
+
+
+def late(game: Any, player: str, at: datetime, by: str | None) -> datetime | None:
+    """The deadline `player` missed if their move, sent `by` and stored `at`, comes after it
+    (CL-1); None when it is in time or no clock of theirs runs. The bot's move for a seat whose
+    clock ran out is the clock's own: never late."""
+    if by == BOT and player in game.expired:
+        return None
+    due = deadline(game, player)
+    return due if due is not None and at > due else None
+
+
+def in_time(game: Any, player: str, by: str | None) -> datetime | None:
+    """A live move's check (CL-1): the time it is stored at (each of its events takes it, so
+    verification compares what was compared here), or None when no clock runs; refused with
+    `OutOfTime` after the seat's deadline. Never in a replay: the verifier checks the record."""
+    if not running(game):
+        return None
+    now = max(datetime.now(UTC), game.modified_on)  # the log stays in time order
+    due = late(game, player, now, by)
+    if due is not None:
+        raise OutOfTime(RULE, N_("%(player)s's clock ran out at %(due)s; the move came at "
+                                 "%(now)s, and the clock's move is played instead"),
+                        player=player, due=due.isoformat(), now=now.isoformat())
+    return now
 
 
 class Clocked:

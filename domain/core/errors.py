@@ -41,6 +41,13 @@ class NotYourTurn(Refusal):
     code = "not_your_turn"
 
 
+class OutOfTime(Refusal):
+    """A seat's move that comes after its clock ran out (the table's ruling, CL-1): the clock's
+    move is stored instead."""
+
+    code = "out_of_time"
+
+
 class GameFinished(Refusal):
     """A command sent after the last phase, round or turn has ended."""
 

@@ -132,6 +132,9 @@ class Making:
     author, the ``@event`` methods swapped for direct triggers, a replay's records."""
 
     _replay = None  # the Replay this game makes its events from (an instance's, while replayed)
+    # A live command's checked time (Game.execute, CL-1): each event it makes is stored at it, so
+    # verification compares what was compared (an instance's, while the command runs).
+    _stamp = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Let eventsourcing define each ``@event`` method's event class, then swap the
@@ -235,7 +238,7 @@ class Making:
             self._trigger_replayed(self._replay, event_class, fields)
             return
         applier = _APPLIERS.get(event_class)
-        timestamp = event_class.create_timestamp()
+        timestamp = self._stamp or event_class.create_timestamp()
         if timestamp < self._modified_on:
             # A clock stepped back (NTP, another worker's clock): the log stays in time order,
             # which the verifier checks.

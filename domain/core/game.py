@@ -261,11 +261,16 @@ class Game(Making, Forks, Seats, Clocked, Views, Aggregate):
         if by == BOT and not self.bot_may_play(player):
             raise BadCommand(N_("%(player)r is not a seat the server's bot plays"), player=player)
         waited = self.clock is not None and clocks.waiting(self)
+        if self.clock is not None and self._replay is None:  # never in a replay: the verifier
+            # checks the record. CL-1: refused after the seat's deadline; otherwise every event
+            # of the move is stored at the time it was found in time at (Making._trigger_exact).
+            self.__dict__["_stamp"] = clocks.in_time(self, player, by)
         self.__dict__["_by"] = by  # Making.acting, written out: the first event is `by`'s
         try:
             getattr(self, spec.method)(player, **fields)
         finally:
             self.__dict__.pop("_by", None)
+            self.__dict__.pop("_stamp", None)
         if waited and by != BOT and not self.finished:
             # A person's first move starts the clocks (docs/api.md, "The table"): that move
             # was free; every seat awaited now runs from here. A bot's move starts nothing.

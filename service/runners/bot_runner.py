@@ -35,7 +35,7 @@ from uuid import UUID
 from eventsourcing.persistence import OperationalError
 
 from bots import make_bot
-from domain.core import BadCommand, Refusal, Viewer
+from domain.core import BadCommand, OutOfTime, Refusal, Viewer
 from domain.core.chain import BOT
 from service import Games, operator_metrics
 from service.errors import Conflict, GameNotFound
@@ -170,6 +170,9 @@ class BotRunner(DueRunner):
                 self._look_again(game_id, time.monotonic())
             except OperationalError:  # the store was busy and wrote nothing: try again
                 self._look_again(game_id, time.monotonic() + BUSY_RETRY_SECONDS)
+            except OutOfTime:  # CL-1: too late; that request stored the clock's move instead
+                log.info("bot %s (%s) in game %s out of time", player, kind, game_id)
+                self._look_again(game_id, time.monotonic())
             except (BadCommand, Refusal):
                 # The rules refused a move they listed as legal: a bug, not to be retried in a
                 # loop; the game is looked at again when it changes.

@@ -196,7 +196,8 @@ class DueRunner:
     """A runner that looks at games when they are due: the bot runner and the clock runner.
 
     Its feed notes, from the log, the games to look at and when (`_due`); its own thread (`run`)
-    looks at each when due (`_visit`), and sleeps until the next is due, at most IDLE_SECONDS,
+    looks at each when due (`_visit`), acts on what those visits found together (`_visited`),
+    and sleeps until the next is due, at most IDLE_SECONDS,
     or until the feed or `nudge` wakes it. `games` answers the Application to act through, or
     None once it is gone (an API worker's runner holds it weakly).
     """
@@ -221,9 +222,14 @@ class DueRunner:
         """Note the games `notifications` begin or change (from the follower's thread)."""
         raise NotImplementedError
 
-    def _visit(self, games: Games, game_id: UUID) -> None:
-        """Look at one game that is due (from the runner's thread)."""
+    def _visit(self, games: Games, game_id: UUID) -> Any:
+        """Look at one game that is due (from the runner's thread); what it answers, unless
+        None, is handed with the others of the same step to `_visited`."""
         raise NotImplementedError
+
+    def _visited(self, games: Games, found: list[Any]) -> None:
+        """Act on what this step's visits found, together (the clock runner stores the clocks
+        run out in one write: service/runners/clock_runner.py); nothing by default."""
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -266,8 +272,9 @@ class DueRunner:
             due = [g for g, at in self._due.items() if at <= now]
             for game_id in due:
                 del self._due[game_id]
-        for game_id in due:
-            self._visit(games, game_id)
+        found = [one for game_id in due if (one := self._visit(games, game_id)) is not None]
+        if found:
+            self._visited(games, found)
         with self._lock:
             if not self._due:
                 return IDLE_SECONDS

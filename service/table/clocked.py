@@ -12,13 +12,18 @@ Application asks whenever a game's present seats change (Games.table_changed).
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import get_topic
 
+from bots import make_bot
 from service.store.topics import stored_as
+
+CLOCK_BOT = "heuristic"  # docs/api.md: the move of a seat out of time is the heuristic bot's
 
 
 @stored_as("service.clocks")
@@ -43,3 +48,11 @@ def table_ready(game: Any, present: list[str], bot_seats: dict[str, str]) -> boo
     handed to a bot). A table of bots only is never ready this way (the host starts it)."""
     people = [p for p in game.players if game.bot_kind(p, bot_seats) is None]
     return bool(people) and set(people) <= set(present)
+
+
+def clock_move(rng: random.Random) -> Callable[[Any, str, list[dict[str, Any]]], dict[str, Any]]:
+    """The clock's move for a seat out of time: the heuristic bot's choice among `moves`, its
+    choices among moves it rates alike drawn from `rng` (secret, as the bot runner's are)."""
+    def choose(game: Any, player: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
+        return make_bot(CLOCK_BOT, game.KEY, rng).choose(game, player, moves)
+    return choose

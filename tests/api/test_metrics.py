@@ -205,3 +205,30 @@ def test_readyz_says_when_the_follower_is_stuck(sqlite_env):
 def test_a_bad_stuck_setting_stops_the_app_from_starting(sqlite_env, setting):
     with pytest.raises(ValueError, match="GRUFT_FOLLOWER_STUCK"):
         create_app({"TESTING": True, "GRUFT_ENV": sqlite_env, "GRUFT_FOLLOWER_STUCK": setting})
+
+
+def clock_lateness(client) -> dict[str, float]:
+    """The histogram of how late each ClockExpired was stored: how many, by what stored it."""
+    text = client.get("/metrics").get_data(as_text=True)
+    return {s.labels["by"]: s.value for family in text_string_to_metric_families(text)
+            for s in family.samples if s.name == "gruft_clock_expired_late_seconds_count"}
+
+
+def test_the_clock_runners_delay_is_in_the_metrics(app):
+    client = app.test_client()
+    before = clock_lateness(client).get("runner", 0.0)
+    game = client.post("/games", json={"game": "vampir", "players": ["Ann", "Ben", "Cy"],
+                                       "clock": {"bank": 1, "increment": 0}}).get_json()
+    gid = game["game_id"]
+    headers = {"Authorization": f"Bearer {game['host_token']}"}
+    assert client.post(f"/games/{gid}/clocks/start", headers=headers).status_code == 200
+    runner = app.extensions["gruft"].clock_runner()  # this worker runs the clocks
+    try:
+        wait_until(lambda: client.get(f"/games/{gid}/events?type=ClockExpired").get_json()[
+            "events"] != [], "the clock runner to run a clock out")
+        # Check the expiry is counted in the histogram of the runner's delay, with its buckets.
+        assert clock_lateness(client)["runner"] == before + 1
+        text = client.get("/metrics").get_data(as_text=True)
+        assert 'gruft_clock_expired_late_seconds_bucket{by="runner",le="1.0"}' in text
+    finally:
+        runner.stop()

@@ -8,6 +8,7 @@ once (GRUFT_BOT_DELAY=0), on a real SQLite file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -106,6 +107,46 @@ def test_a_seat_out_of_time_is_played_by_the_bot_recorded_as_such(served):
     clocks = client.get(f"/games/{gid}").get_json()["clocks"]
     assert clocks["Ben"]["remaining"] <= 30 < clocks["Ann"]["remaining"]
     served.extensions["gruft"].running("clocks").stop()
+
+
+def test_a_move_after_its_seats_deadline_is_refused_and_the_clocks_move_stored(client):
+    # CL-1. A stacked game with a 1 s bank and no clock runner at all (api.create_app starts
+    # none): the refused request itself stores the clock's move.
+    from tests.api.test_metrics import clock_lateness
+    from tests.api.test_secrets import dealt
+
+    counted = clock_lateness(client).get("move", 0.0)
+    _, data = dealt("voodoo-prince", 3, {"rounds": 1})
+    deal = {"rounds": [{"trump": data["trump"], "hands": data["hands"]}]}
+    answer = client.post("/games", json={"game": "voodoo-prince", "players": ["Ann", "Ben", "Cy"],
+                                         "options": {"rounds": 1}, "deal": deal,
+                                         "clock": {"bank": 1, "increment": 0}})
+    assert answer.status_code == 201, answer.get_json()
+    game = answer.get_json()
+    gid = game["game_id"]
+    assert client.post(f"/games/{gid}/clocks/start",
+                       headers=bearer(game["host_token"])).status_code == 200
+    events = client.get(f"/games/{gid}/events").get_json()["events"]
+    started = datetime.fromisoformat(events[-1]["timestamp"])  # ClocksStarted: the bank runs
+    seat = client.get(f"/games/{gid}").get_json()["to_act"][0]
+    token = bearer(game["player_tokens"][seat])
+    move = client.get(f"/games/{gid}/legal-moves", headers=token).get_json()["moves"][0]
+    wait_until(lambda: datetime.now(UTC) > started + timedelta(seconds=1.2),
+               f"{seat}'s deadline to pass")
+    refused = client.post(f"/games/{gid}/commands", headers=token, json=move)
+    assert refused.status_code == 422
+    error = refused.get_json()["error"]
+    assert (error["code"], error["rule"]) == ("out_of_time", "CL-1")
+    # Check the clock's move is stored, at once, in that request: ClockExpired by the clock,
+    # then the seat's move by the bot, and the seat's own move nowhere.
+    after = client.get(f"/games/{gid}/events?after={events[-1]['version']}").get_json()["events"]
+    assert [(e["type"], e["by"]) for e in after[:2]] == [("ClockExpired", "clock"),
+                                                          ("CardPlayed", "bot")]
+    assert after[0]["data"] == {"player": seat} and after[1]["data"]["player"] == seat
+    assert datetime.fromisoformat(after[0]["timestamp"]) >= started + timedelta(seconds=1)
+    assert seat not in client.get(f"/games/{gid}").get_json()["to_act"]
+    # Check it is counted in the metrics as stored by the late move's request.
+    assert clock_lateness(client)["move"] == counted + 1
 
 
 def test_the_host_starts_the_clocks_and_only_once(served):

@@ -195,3 +195,14 @@ def test_the_readme_is_a_front_door():
     assert len(text.splitlines()) <= README_MAX_LINES
     assert "(docs/viewer.png)" in text
     assert "make serve" in text and "make test" in text
+
+
+def test_every_rules_page_has_the_tables_clock_ruling():
+    # CL-1 (domain/core/clocks.py RULE): the table's ruling every game's refusal out_of_time
+    # cites, defined on each game's page in both languages, by the same anchor.
+    from domain.core.clocks import RULE
+
+    pages = sorted(RULES.glob("*.md")) + sorted((RULES / "de").glob("*.md"))
+    assert len(pages) == 8
+    for page in pages:
+        assert f'<a id="{RULE.lower()}"></a>**{RULE}**' in page.read_text("utf-8"), page.name

@@ -10,13 +10,26 @@ import pytest
 
 from domain import available_games, game_class
 from domain.core import Game, Replay, event_record
-from domain.core.clocks import deadline
+from domain.core.chain import BOT, SEAT
+from domain.core.clocks import deadline, late
 from replays.document import build_document, verify
 from service.audit.signing import SigningKey, check_signature
 from tests.kit import SHORT_OPTIONS, HandClock, seats
 from tests.replays.test_document import codes, rechain, resign
 
 CLOCK = {"bank": 30, "increment": 2}
+
+
+def play_in_time(game: Game, hand: HandClock, rng: random.Random, player: str) -> None:
+    """Play `game` to its end at random, as the server would (CL-1): a seat whose deadline
+    passed gets its ClockExpired and the bot's move, never a move of its own."""
+    while not game.finished:
+        hand.after(rng.random() * 4)
+        mover = player if player in game.expired else rng.choice(game.to_act)
+        if mover not in game.expired and late(game, mover, hand.now, SEAT) is not None:
+            game.expire_clock(mover, hand.now)
+        by = BOT if mover in game.expired else SEAT
+        game.execute(mover, rng.choice(game.legal_moves(mover)), by=by)
 
 
 @pytest.fixture
@@ -39,10 +52,7 @@ def played_with_clock(key_name: str, seed: int) -> tuple[list[dict], int, Game]:
     hand.now = deadline(game, player)
     game.expire_clock(player, hand.now)
     expired_at = game.version
-    while not game.finished:
-        hand.after(rng.random() * 4)
-        mover = player if player in game.expired else rng.choice(game.to_act)
-        game.execute(mover, rng.choice(game.legal_moves(mover)))
+    play_in_time(game, hand, rng, player)
     records = [event_record(e) for e in game.collect_events()]
     return records, expired_at, game
 
@@ -89,10 +99,7 @@ def played_waiting(key_name: str, seed: int, started_by: str) -> tuple[list[dict
     player = game.to_act[0]
     hand.now = deadline(game, player)
     game.expire_clock(player, hand.now)
-    while not game.finished:
-        hand.after(rng.random() * 4)
-        mover = player if player in game.expired else rng.choice(game.to_act)
-        game.execute(mover, rng.choice(game.legal_moves(mover)))
+    play_in_time(game, hand, rng, player)
     return [event_record(e) for e in game.collect_events()], game
 
 
@@ -121,3 +128,40 @@ def test_a_clock_run_out_before_the_clocks_started_is_named(key):
     assert not verdict.valid
     assert verdict.problems[0]["version"] == at + 1
     assert "not running" in verdict.problems[0]["message"]
+
+
+@pytest.mark.parametrize("key_name", available_games())
+def test_a_move_stored_after_its_seats_deadline_is_named(key, key_name):
+    # CL-1: a seat's move that came after its deadline was refused (the clock's move stored
+    # instead), so a record of one, though chained and signed as the server would, fails.
+    hand = HandClock()
+    # The record's times, as a forger would write them.
+    game = game_class(key_name).start(seats(key_name), seed=7, options=SHORT_OPTIONS[key_name],
+                                      salt="cd" * 32,
+                                      clock={"bank": 1, "increment": 0, "start": "ready"},
+                                      replay=Replay(timestamps=hand.stamps()))
+    game.start_clocks("host")
+    mover = game.to_act[0]
+    hand.now = deadline(game, mover) + timedelta(seconds=2.5)
+    late_at = game.version + 1
+    game.execute(mover, game.legal_moves(mover)[0])
+    doc = build_document(game, [event_record(e) for e in game.collect_events()], key.sign,
+                         key.public_pem)
+    verdict = verify(doc, trusted_keys=[key.public_pem], check_signature=check_signature)
+    assert codes(verdict) == {"clock_late"}
+    assert verdict.problems[0]["version"] == late_at
+    assert "CL-1" in verdict.problems[0]["message"]
+
+
+def test_a_move_stored_at_its_deadline_is_in_time(key):
+    hand = HandClock()
+    game = game_class("vampir").start(seats("vampir"), seed=7, options=SHORT_OPTIONS["vampir"],
+                                      salt="cd" * 32, clock={"bank": 1, "increment": 0},
+                                      replay=Replay(timestamps=hand.stamps()))
+    mover = game.to_act[0]
+    hand.now = deadline(game, mover)  # its last instant: 0 s left, not yet out
+    game.execute(mover, game.legal_moves(mover)[0])
+    doc = build_document(game, [event_record(e) for e in game.collect_events()], key.sign,
+                         key.public_pem)
+    verdict = verify(doc, trusted_keys=[key.public_pem], check_signature=check_signature)
+    assert verdict.valid, verdict.problems

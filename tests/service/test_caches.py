@@ -31,7 +31,16 @@ from service import caches as declared
 from service.app import Games
 from service.audit import signing
 from service.audit.receipts import Receipts
-from service.caches import ANNOUNCED, CACHES, FRESHNESS, MIRROR, TAILS, BytesLRU, Cache
+from service.caches import (
+    ANNOUNCED,
+    CACHES,
+    CLOCK_GAMES,
+    FRESHNESS,
+    MIRROR,
+    TAILS,
+    BytesLRU,
+    Cache,
+)
 from service.readmodels.projection import GameViews
 from service.store import internals
 from service.store.freshness import Freshness
@@ -43,6 +52,8 @@ KEYWORDS = {"cache_maxsize", "cached_statements"}
 NOT_CACHES = {
     "service.runners.machinery:DueRunner._due": "the games a runner looks at next, and when",
     "service.runners.machinery:_MemoryLock._locks": "one lock per in-memory store's name",
+    "service.runners.clock_runner:ClockRunner._own": "the version the clock runner itself "
+                                                     "stored last, by clocked game in play",
     "api.verifying:Gate._held": "the verifications under way now, per address",
     "api.holds:Holds._by": "the streams and long polls open now, per address",
     "service.live.stream_writer:StreamWriter._games": "the streams open now, per game",
@@ -248,6 +259,15 @@ def statements(games: Games, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     return asked[0]
 
 
+def kept_by_the_clock_runner(_games: Games) -> int:
+    from service.runners.clock_runner import ClockRunner
+
+    runner = ClockRunner(lambda: None)
+    for game_id in fresh_games(CLOCK_GAMES):
+        runner._look_again(game_id, 60.0, (Game.__new__(Game), None))
+    return len(runner._seen)
+
+
 # what each bounded cache keeps, measured on the code as it is built
 KEPT: dict[str, Callable[..., int]] = {
     "GAMES": lambda games: games.repository.cache.maxsize,
@@ -267,6 +287,7 @@ KEPT: dict[str, Callable[..., int]] = {
     "KEY_IDS": lambda games: signing.key_id.cache_info().maxsize,
     "MIRROR": mirrored,
     "STATEMENTS": statements,
+    "CLOCK_GAMES": kept_by_the_clock_runner,
 }
 
 

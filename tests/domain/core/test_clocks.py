@@ -6,13 +6,14 @@ says exactly how long every move took; replay rebuilds the clocks from the store
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from domain import available_games, game_class
-from domain.core import Aborted, BadCommand, BadSetup, Game, Replay, event_record
-from domain.core.clocks import clocks_at, deadline
+from domain.core import Aborted, BadCommand, BadSetup, Game, OutOfTime, Replay, event_record
+from domain.core.chain import BOT
+from domain.core.clocks import RULE, clocks_at, deadline, late
 from tests.kit import SHORT_OPTIONS, T0, HandClock, seats
 
 CLOCK = {"bank": 60, "increment": 5}
@@ -112,6 +113,45 @@ def test_a_clock_runs_out_no_earlier_than_its_deadline_and_the_next_move_clears_
     move(game, player)
     assert game.expired == [] and game.clock_left[player] == CLOCK["increment"]
     assert replayed(game).expired == []
+
+
+@pytest.mark.parametrize("key", available_games())
+def test_a_live_move_after_its_seats_deadline_is_refused_out_of_time(key):
+    # CL-1. The clocks ran from T0 (days ago, by the recorded timestamps): a move made now,
+    # live, comes long after the seat's 60 s bank ran out.
+    hand = HandClock()
+    game = started(key, hand)
+    game.end_replay()  # live from here: the clock's time, checked (a replay never is)
+    player = game.to_act[0]
+    version = game.version
+    with pytest.raises(OutOfTime, match="clock ran out at") as refused:
+        game.execute(player, game.legal_moves(player)[0])
+    assert (refused.value.code, refused.value.rule) == ("out_of_time", RULE)
+    assert RULE == "CL-1"
+    assert game.version == version  # nothing stored
+    # Check the clock's move is not late: ClockExpired, then the bot's move for that seat.
+    game.expire_clock(player, datetime.now(UTC))
+    game.execute(player, game.legal_moves(player)[0], by=BOT)
+    assert game.expired == [] and game.version > version + 1
+
+
+def test_a_live_move_in_time_is_stored_at_the_time_it_was_found_in_time():
+    game = game_class("vampir").start(seats("vampir"), seed=7, options=SHORT_OPTIONS["vampir"],
+                                      salt="ab" * 32, clock=CLOCK)
+    player = game.to_act[0]
+    before = len(game.pending_events)
+    game.execute(player, game.legal_moves(player)[0])
+    stamps = {e.timestamp for e in game.pending_events[before:]}
+    assert len(stamps) == 1 and stamps.pop() <= deadline(game, game.to_act[0])
+
+
+def test_a_game_without_a_clock_has_no_deadline():
+    hand = HandClock()
+    game = started("vampir", hand, clock=None)  # made at T0, days ago
+    game.end_replay()
+    player = game.to_act[0]
+    game.execute(player, game.legal_moves(player)[0])  # live, now: no clock, never late
+    assert late(game, game.to_act[0], datetime.now(UTC), "seat") is None
 
 
 @pytest.mark.parametrize("key", available_games())
