@@ -153,14 +153,20 @@ def start_gruft(argv: list[str], env: dict[str, str], log: Path, **popen: Any
             start_new_session=True, **popen)
 
 
+# gunicorn's master waits up to its graceful timeout (30 s) for a worker that is slow to end,
+# then kills it and runs its exit hooks (the metrics folder removed): a test waits past that
+# before it kills the group itself, or the hooks never run.
+STOP_WAIT_SECONDS = 40
+
+
 def stop(proc: subprocess.Popen, signum: int = signal.SIGINT) -> None:
-    """Stop a process started here (it may be dead already): `signum`, then after 20 s a kill
-    of its whole process group (a gunicorn master killed alone leaves its workers serving);
-    whatever of the group is left once it has ended is killed too."""
+    """Stop a process started here (it may be dead already): `signum`, then after
+    STOP_WAIT_SECONDS a kill of its whole process group (a gunicorn master killed alone leaves
+    its workers serving); whatever of the group is left once it has ended is killed too."""
     if proc.poll() is None:
         proc.send_signal(signum)
         try:
-            proc.wait(20)
+            proc.wait(STOP_WAIT_SECONDS)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
