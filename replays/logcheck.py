@@ -131,18 +131,9 @@ def check_note(old: str, server: str) -> tuple[bool, list[str], str]:
             return True, [f"CAUGHT: {name} checkpoint: {problem} (keys: GET /signing-keys)",
                           *evidence], new
     first, second = kept.size, current.size
-    if second < first:
-        return True, [f"CAUGHT: the log shrank from {first} games to {second}", *evidence], new
-    answer = _get(server, f"/log/consistency?first={first}&second={second}")
-    proof = answer.get("proof") if isinstance(answer, dict) else None
-    if not isinstance(proof, list) or not all(isinstance(p, str) and HASH.fullmatch(p)
-                                              for p in proof):
-        raise CannotCheck("the consistency proof is not a list of SHA-256 hex hashes")
-    if not verify_consistency(first, second, kept.root, current.root,
-                              [bytes.fromhex(p) for p in proof]):
-        return True, [f"CAUGHT: the log of {first} games you kept is not a prefix of the "
-                      f"current one of {second}: a game logged by then was dropped or rewritten",
-                      *evidence, "proof:   " + json.dumps(proof)], new
+    caught = grew(server, first, second, kept.root, current.root, evidence)
+    if caught is not None:
+        return True, caught, new
     return False, [f"consistent: the log only grew, from {first} games to {second} "
                    f"(+{second - first}); both checkpoint notes are signed by the server's keys",
                    f"origin {current.origin}, root {base64.b64encode(current.root).decode()}"], new
@@ -167,22 +158,33 @@ def check(old: Any, server: str) -> tuple[bool, list[str], dict[str, Any]]:
             return True, [f"CAUGHT: {name} checkpoint: {problem} (keys: GET /signing-keys)",
                           *evidence], new
     first, second = old["size"], new["size"]
+    caught = grew(server, first, second, bytes.fromhex(old["root"]), bytes.fromhex(new["root"]),
+                  evidence)
+    if caught is not None:
+        return True, caught, new
+    grown = second - first
+    return False, [f"consistent: the log only grew, from {first} games to {second} "
+                   f"(+{grown}); both checkpoints are signed by the server's keys",
+                   f"origin {new['origin']}, root {new['root']}"], new
+
+
+def grew(server: str, first: int, second: int, kept: bytes, current: bytes,
+         evidence: list[str]) -> list[str] | None:
+    """None if the log of `second` games (root `current`) extends the kept one of `first`
+    (root `kept`) by the server's consistency proof; else the lines that say how it did not.
+    CannotCheck for a proof that is not one. JSON checkpoints and notes alike."""
     if second < first:
-        return True, [f"CAUGHT: the log shrank from {first} games to {second}", *evidence], new
+        return [f"CAUGHT: the log shrank from {first} games to {second}", *evidence]
     answer = _get(server, f"/log/consistency?first={first}&second={second}")
     proof = answer.get("proof") if isinstance(answer, dict) else None
     if not isinstance(proof, list) or not all(isinstance(p, str) and HASH.fullmatch(p)
                                               for p in proof):
         raise CannotCheck("the consistency proof is not a list of SHA-256 hex hashes")
-    if not verify_consistency(first, second, bytes.fromhex(old["root"]),
-                              bytes.fromhex(new["root"]), [bytes.fromhex(p) for p in proof]):
-        return True, [f"CAUGHT: the log of {first} games you kept is not a prefix of the "
-                      f"current one of {second}: a game logged by then was dropped or rewritten",
-                      *evidence, "proof:   " + json.dumps(proof)], new
-    grown = second - first
-    return False, [f"consistent: the log only grew, from {first} games to {second} "
-                   f"(+{grown}); both checkpoints are signed by the server's keys",
-                   f"origin {new['origin']}, root {new['root']}"], new
+    if not verify_consistency(first, second, kept, current, [bytes.fromhex(p) for p in proof]):
+        return [f"CAUGHT: the log of {first} games you kept is not a prefix of the current "
+                f"one of {second}: a game logged by then was dropped or rewritten",
+                *evidence, "proof:   " + json.dumps(proof)]
+    return None
 
 
 def _get(server: str, path: str, text: bool = False) -> Any:
